@@ -1,0 +1,36 @@
+# Set-up and everyday commands. `make run` and `make test` work on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+DOCTEST_PATHS := domain.py referee calibration vision cli
+
+.PHONY: run test bench install browser clean
+
+run: $(STAMP)
+	$(BIN)/pyramid-referee serve --demo
+
+test: $(STAMP) browser
+	$(BIN)/python -m pytest -q tests $(DOCTEST_PATHS)
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# Browser tests drive Debian's Chromium through Playwright (Playwright's own browser
+# download cannot reach its servers here).
+browser:
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -q && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+
+clean:
+	rm -rf $(VENV) build *.egg-info

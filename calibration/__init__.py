@@ -1,0 +1,1 @@
+"""Markers, camera and colours: everything that ties pixels to table millimetres."""

@@ -1,0 +1,1 @@
+"""Game rules and table geometry. Pure Python (shapely allowed): no OpenCV, no Flask."""

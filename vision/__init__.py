@@ -1,0 +1,1 @@
+"""Frames to pieces: find every pyramid and coin in a registered picture of the table."""

@@ -11,9 +11,9 @@ import sys
 
 from domain import InputError
 
-from cli import martian_chess_cmd, serve_cmd, vision_cmd, warpships_cmd
+from cli import calibration_cmd, martian_chess_cmd, serve_cmd, vision_cmd, warpships_cmd
 
-COMMAND_MODULES = (vision_cmd, warpships_cmd, martian_chess_cmd, serve_cmd)
+COMMAND_MODULES = (calibration_cmd, vision_cmd, warpships_cmd, martian_chess_cmd, serve_cmd)
 
 EXIT_BAD_INPUT = 2
 

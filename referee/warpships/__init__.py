@@ -1,0 +1,9 @@
+"""WarpShips referee: beam and move rulings, die odds, the game, an advisor.
+
+>>> from referee.warpships import rule_beam
+"""
+
+from referee.warpships.beam import BeamRuling, rule_beam
+from referee.warpships.table import ContradictionError, ShipError
+
+__all__ = ["BeamRuling", "ContradictionError", "ShipError", "rule_beam"]

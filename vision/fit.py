@@ -1,0 +1,186 @@
+"""Fit the exact 3-D models to the blobs' outlines, all hypotheses at once.
+
+A blob's outline (points on the rectified table plane, mm) is explained by each
+hypothesis — upright or flat, small, medium or large, or a coin — by moving it on the
+table (x, y and rotation or heading) until the outline points lie on the model's
+apparent silhouette (vision.geometry, height included). The sum of robust squared
+signed distances is minimised by damped Gauss-Newton, every hypothesis of every blob in
+one batch of numpy arrays. Hypotheses are then compared by how well their silhouette
+covers the blob (intersection over union).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from domain import CoinKind, Size
+from vision.geometry import COIN, FLAT, UPRIGHT, coin_sdf, flat_vertices, hypothesis_faces, lift, model_sdf, \
+    silhouette
+
+# Outline points per blob: enough to pin three parameters to a small fraction of a mm.
+OUTLINE_POINTS = 48
+# Robust loss scale, mm: outline points further than this from the model (a shadow, a
+# touching piece) count less and less (Cauchy weights).
+ROBUST_MM = 1.5
+ITERATIONS = 12
+# Finite-difference steps for the Jacobian: mm, mm, degrees.
+STEPS = np.array([0.05, 0.05, 0.1])
+# Hypotheses kept for fitting: those whose silhouette area is within this factor of the blob's.
+AREA_FACTOR = 1.6
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    blob: int
+    kind: str          # UPRIGHT, FLAT or COIN
+    size: Size | None  # pyramids
+    coin: CoinKind | None = None
+
+
+@dataclass
+class Fit:
+    hypothesis: Hypothesis
+    params: np.ndarray   # (x, y, rotation) upright, (tail x, tail y, heading) flat, (x, y, 0) coin
+    rms: float           # robust RMS of outline distances, mm
+    iou: float           # silhouette vs blob mask
+
+
+def _footprint_centroid_offset(size: Size) -> float:
+    """Distance from tail to the centroid of a flat piece's footprint, along the heading."""
+    pts = flat_vertices(np.zeros((1, 3)), size)[0][0]
+    x, y = pts[:, 0], pts[:, 1]
+    cross = x * np.roll(y, -1) - np.roll(x, -1) * y
+    return float(np.sum((x + np.roll(x, -1)) * cross) / (3 * np.sum(cross)))
+
+
+_FLAT_OFFSET = {s: _footprint_centroid_offset(s) for s in Size}
+
+
+def outline_points(mask: np.ndarray, origin_mm: np.ndarray, res: float, n: int = OUTLINE_POINTS) -> np.ndarray:
+    """n points evenly spaced along a blob mask's outer edge, table mm.
+
+    Contour pixels are the outermost *inside* pixels; the edge itself lies half a pixel
+    further out, which `edge_offset` adds back in the residuals.
+    """
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    c = max(contours, key=len).reshape(-1, 2).astype(float)
+    seg = np.hypot(*np.diff(np.vstack([c, c[:1]]), axis=0).T)
+    s = np.concatenate([[0], np.cumsum(seg)])
+    t = np.linspace(0, s[-1], n, endpoint=False)
+    closed = np.vstack([c, c[:1]])
+    pts = np.column_stack([np.interp(t, s, closed[:, 0]), np.interp(t, s, closed[:, 1])])
+    return origin_mm + (pts + 0.5) * res
+
+
+def initial_hypotheses(points: np.ndarray, area_mm2: float, camera: np.ndarray, blob: int,
+                       with_coins: bool = True) -> tuple[list[Hypothesis], list[np.ndarray]]:
+    """Plausible hypotheses for one blob and a starting pose for each."""
+    centroid = points.mean(axis=0)
+    cov = np.cov((points - centroid).T)
+    evals, evecs = np.linalg.eigh(cov)
+    axis = np.degrees(np.arctan2(evecs[1, 1], evecs[0, 1]))
+    (_, _), (_, _), rect_angle = cv2.minAreaRect(points.astype(np.float32))
+    hyps, starts = [], []
+    for size in Size:
+        # an upright piece's base sits towards the camera from the blob's centre
+        lean = lift(centroid[None], np.array([size.height]), camera)[0] - centroid
+        for kind, variants in ((UPRIGHT, [(*(centroid - lean / 4), rect_angle % 90),
+                                          (*(centroid - lean / 4), (rect_angle + 45) % 90)]),
+                               (FLAT, [(*(centroid - _FLAT_OFFSET[size] * _unit(a)), a)
+                                       for a in (axis, axis + 180)])):
+            area = _apparent_area(kind, size, np.array(variants[0]), camera)
+            if not (1 / AREA_FACTOR < area_mm2 / area < AREA_FACTOR):
+                continue
+            for v in variants:
+                hyps.append(Hypothesis(blob, kind, size))
+                starts.append(np.array(v, float))
+    if with_coins:
+        for coin in CoinKind:
+            area = np.pi * coin.diameter ** 2 / 4
+            if 1 / AREA_FACTOR < area_mm2 / area < AREA_FACTOR:
+                hyps.append(Hypothesis(blob, COIN, None, coin))
+                starts.append(np.array([*centroid, 0.0]))
+    return hyps, starts
+
+
+def _unit(deg: float) -> np.ndarray:
+    return np.array([np.cos(np.radians(deg)), np.sin(np.radians(deg))])
+
+
+def _apparent_area(kind: str, size: Size, params: np.ndarray, camera: np.ndarray) -> float:
+    return float(cv2.contourArea(silhouette(kind, size, params, camera).astype(np.float32)))
+
+
+def residuals(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
+              camera: np.ndarray, edge_offset: float) -> np.ndarray:
+    """Signed distance of each hypothesis's outline points to its silhouette (N×K, mm)."""
+    out = np.empty(points.shape[:2])
+    coin = np.array([h.kind == COIN for h in hyps])
+    if (~coin).any():
+        idx = np.flatnonzero(~coin)
+        faces = hypothesis_faces(params[idx], [hyps[i].kind for i in idx], [hyps[i].size for i in idx], camera)
+        out[idx] = model_sdf(faces, points[idx])
+    if coin.any():
+        idx = np.flatnonzero(coin)
+        radius = np.array([hyps[i].coin.diameter / 2 for i in idx])  # type: ignore[union-attr]
+        out[idx] = coin_sdf(params[idx], radius, points[idx])
+    return out + edge_offset
+
+
+def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray, camera: np.ndarray,
+                 edge_offset: float, iterations: int = ITERATIONS) -> tuple[np.ndarray, np.ndarray]:
+    """Damped, robust Gauss-Newton on every hypothesis at once; returns params and residuals."""
+    n = len(hyps)
+    params = params.copy()
+    lam = np.full(n, 1e-2)
+    free = np.array([[1, 1, 0] if h.kind == COIN else [1, 1, 1] for h in hyps], float)
+    r = residuals(hyps, params, points, camera, edge_offset)
+    for _ in range(iterations):
+        w = 1.0 / (1.0 + (r / ROBUST_MM) ** 2)              # Cauchy IRLS weights
+        J = np.empty(r.shape + (3,))
+        for k in range(3):
+            p = params.copy()
+            p[:, k] += STEPS[k]
+            J[..., k] = (residuals(hyps, p, points, camera, edge_offset) - r) / STEPS[k]
+        J *= free[:, None, :]
+        J = np.nan_to_num(J, posinf=0, neginf=0)
+        JtW = J.transpose(0, 2, 1) * w[:, None, :]
+        A = JtW @ J
+        g = (JtW @ np.nan_to_num(r)[..., None])[..., 0]
+        A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
+        step = -np.linalg.solve(A, g[..., None])[..., 0] * free
+        trial = params + step
+        r_new = residuals(hyps, trial, points, camera, edge_offset)
+        old = np.sum(w * np.nan_to_num(r, nan=1e3) ** 2, axis=1)
+        new = np.sum(w * np.nan_to_num(r_new, nan=1e3) ** 2, axis=1)
+        better = new <= old
+        params[better] = trial[better]
+        r[better] = r_new[better]
+        lam = np.where(better, lam * 0.3, lam * 10)
+    return params, r
+
+
+def robust_rms(r: np.ndarray) -> np.ndarray:
+    """RMS of outline distances with Cauchy down-weighting, mm (one value per row)."""
+    rho = ROBUST_MM ** 2 * np.log1p((r / ROBUST_MM) ** 2)
+    return np.sqrt(np.mean(rho, axis=-1))
+
+
+def silhouette_iou(h: Hypothesis, params: np.ndarray, mask: np.ndarray, origin_mm: np.ndarray,
+                   res: float, camera: np.ndarray) -> float:
+    """Intersection over union of a hypothesis's apparent silhouette and the blob mask."""
+    model = np.zeros_like(mask)
+    shift = 4
+    if h.kind == COIN:
+        centre = ((params[:2] - origin_mm) / res - 0.5) * (1 << shift)
+        cv2.circle(model, tuple(int(round(v)) for v in centre),
+                   int(round(h.coin.diameter / 2 / res * (1 << shift))), 255, -1, cv2.LINE_8, shift)  # type: ignore[union-attr]
+    else:
+        poly = ((silhouette(h.kind, h.size, params, camera) - origin_mm) / res - 0.5) * (1 << shift)  # type: ignore[arg-type]
+        cv2.fillConvexPoly(model, np.round(poly).astype(np.int32), 255, cv2.LINE_8, shift)
+    inter = np.count_nonzero(model & mask)
+    union = np.count_nonzero(model | mask)
+    return inter / union if union else 0.0

@@ -1,0 +1,218 @@
+"""Frames to table states: `Detector(layout).detect(image_bgr) -> Detection`.
+
+Steps (each timed in `Detection.timings_ms`):
+1. register — the markers give the camera pose (calibration.registration); a previous
+   registration can be passed in to skip this on video.
+2. rectify — warp the frame onto a 1 mm grid of the table plane (vision.rectify).
+3. segment — log ratio against the bare table; chroma, darkness beyond shadows and
+   brightness give the foreground (vision.segment).
+4. colour — each blob's median log ratio / reflectance against the colour models.
+5. fit — every plausible 3-D model (upright/flat × small/medium/large, coins) is fitted
+   to the blob outline with the camera's perspective and the piece's height
+   (vision.fit); the one whose silhouette best covers the blob wins.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.camera import Intrinsics
+from calibration.colour import ColourModels
+from calibration.markers import MarkerLayout
+from domain import Coin, InputError, TableState
+from vision import fit as fitting
+from vision.geometry import COIN, to_piece
+from vision.rectify import Rectifier, TableGrid
+from vision.segment import Foreground, blobs, foreground, table_mask
+
+# A blob is reported only if some model's silhouette covers it this well (IoU): a real
+# piece scores above ~0.85; shadows, hands and table marks score far lower.
+IOU_MIN = 0.6
+# IoU gap to the runner-up (another pose or size) that earns full pose/size confidence.
+IOU_GAP_CONFIDENT = 0.15
+# Colour margin (in model spreads) that earns full colour confidence.
+COLOUR_MARGIN_CONFIDENT = 1.5
+# Crop margin around a blob, mm: room for any hypothesis's silhouette in the IoU raster.
+CROP_MARGIN_MM = 25.0
+# Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
+COLOUR_ERODE_PX = 2
+
+
+class BadImageError(InputError):
+    """An image that is not a usable colour picture."""
+
+
+@dataclass
+class PieceFit:
+    """What the detector decided about one blob (for drawing and diagnostics)."""
+
+    id: str
+    colour: str
+    fit: fitting.Fit
+    colour_margin: float
+    confidence: float
+
+
+@dataclass
+class Detection:
+    state: TableState
+    registration: Any
+    timings_ms: dict[str, float]
+    fits: list[PieceFit] = field(default_factory=list)
+    grid: TableGrid | None = None
+
+
+@dataclass
+class _Blob:
+    mask: np.ndarray      # crop with margin, uint8 0/255, holes filled
+    origin_px: np.ndarray  # crop's top-left grid pixel (col, row)
+    area_mm2: float
+    log_ratio: np.ndarray
+    log_image: np.ndarray
+
+
+def check_image(image: Any) -> np.ndarray:
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        raise BadImageError("expected a BGR colour picture (H×W×3 uint8)")
+    if min(image.shape[:2]) < 64:
+        raise BadImageError(f"picture too small ({image.shape[1]}×{image.shape[0]})")
+    return image
+
+
+class Detector:
+    """Finds every pyramid and coin in pictures of one table; reusable across frames."""
+
+    def __init__(self, layout: MarkerLayout, intrinsics: Intrinsics | None = None,
+                 colours_path: str | None = None, models: ColourModels | None = None):
+        self.layout, self.intrinsics = layout, intrinsics
+        self.models = models or ColourModels.load(colours_path)
+        self.grid = TableGrid.around(layout)
+        self._rectifier: Rectifier | None = None
+        self._usable: np.ndarray | None = None
+
+    # -- steps -----------------------------------------------------------------------
+    def register(self, image: np.ndarray):
+        from calibration.registration import register
+        return register(image, self.layout, self.intrinsics)
+
+    def _rectifier_for(self, view) -> Rectifier:
+        if self._rectifier is None or self._rectifier.view is not view:
+            self._rectifier = Rectifier(view, self.grid)
+            self._usable = table_mask(self.grid, self.layout, self._rectifier.visible())
+        return self._rectifier
+
+    def segment(self, image: np.ndarray, registration) -> Foreground:
+        rect = self._rectifier_for(registration.view)
+        return foreground(rect.warp(image), self.grid, self._usable, registration.paper_white_bgr)
+
+    def _blobs(self, fg: Foreground) -> list[_Blob]:
+        res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
+        out = []
+        kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
+        for crop, (x, y, w, h) in blobs(fg.mask, self.grid):
+            filled = _fill_holes(crop)
+            inner = cv2.erode(filled, kernel)
+            sel = inner > 0 if np.count_nonzero(inner) >= 10 else filled > 0
+            ratio = np.median(fg.log_ratio[y:y + h, x:x + w][sel], axis=0)
+            img = np.median(fg.log_image[y:y + h, x:x + w][sel], axis=0)
+            padded = cv2.copyMakeBorder(filled, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=0)
+            out.append(_Blob(padded, np.array([x - margin, y - margin]), np.count_nonzero(filled) * res * res,
+                             ratio, img))
+        return out
+
+    def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(log ratio, log reflectance) of each piece-sized blob: for colour calibration."""
+        check_image(image)
+        reg = registration or self.register(image)
+        found = self._blobs(self.segment(image, reg))
+        return [(b.log_ratio, b.log_image) for b in found]
+
+    # -- the whole thing -------------------------------------------------------------
+    def detect(self, image_bgr: np.ndarray, registration=None) -> Detection:
+        """Everything on the table in one frame. Pass the previous frame's registration to
+        reuse its camera pose (a fixed camera on video)."""
+        image = check_image(image_bgr)
+        t = [time.perf_counter()]
+        reg = registration or self.register(image)
+        t.append(time.perf_counter())
+        fg = self.segment(image, reg)
+        t.append(time.perf_counter())
+        found = self._blobs(fg)
+        camera = np.asarray(reg.view.position, float)
+        fits = self._fit(found, camera)
+        t.append(time.perf_counter())
+        state, piece_fits = self._state(found, fits)
+        t.append(time.perf_counter())
+        names = ("register", "segment", "fit", "decide")
+        timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
+        timings["total"] = (t[-1] - t[0]) * 1000
+        return Detection(state, reg, timings, piece_fits, self.grid)
+
+    def _fit(self, found: list[_Blob], camera: np.ndarray) -> list[list[fitting.Fit]]:
+        res = self.grid.res
+        hyps: list[fitting.Hypothesis] = []
+        starts: list[np.ndarray] = []
+        points = []
+        for i, b in enumerate(found):
+            origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
+            pts = fitting.outline_points(b.mask, origin, res)
+            h, s = fitting.initial_hypotheses(pts, b.area_mm2, camera, i)
+            hyps += h
+            starts += s
+            points += [pts] * len(h)
+        per_blob: list[list[fitting.Fit]] = [[] for _ in found]
+        if not hyps:
+            return per_blob
+        params, r = fitting.gauss_newton(hyps, np.array(starts), np.array(points), camera, 0.5 * res)
+        rms = fitting.robust_rms(r)
+        for h, p, e in zip(hyps, params, rms):
+            b = found[h.blob]
+            origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
+            iou = fitting.silhouette_iou(h, p, b.mask, origin, res, camera)
+            per_blob[h.blob].append(fitting.Fit(h, p, float(e), iou))
+        return per_blob
+
+    def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]]) -> tuple[TableState, list[PieceFit]]:
+        pieces, coins, decided = [], [], []
+        chosen = []
+        for b, options in zip(found, fits):
+            if not options:
+                continue
+            options.sort(key=lambda f: (-f.iou, f.rms))
+            best = options[0]
+            if best.iou < IOU_MIN:
+                continue
+            rival = next((f.iou for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
+                          != (best.hypothesis.kind, best.hypothesis.size)), 0.0)
+            chosen.append((b, best, best.iou - rival))
+        # reading order (top to bottom, then left to right) gives stable ids
+        chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
+        for b, best, gap in chosen:
+            h = best.hypothesis
+            fit_conf = float(np.clip((best.iou - IOU_MIN) / (0.9 - IOU_MIN), 0, 1))
+            pose_conf = float(np.clip(gap / IOU_GAP_CONFIDENT, 0, 1))
+            if h.kind == COIN:
+                cid = f"c{len(coins) + 1}"
+                conf = min(fit_conf, pose_conf)
+                coins.append(Coin(cid, h.coin, (float(best.params[0]), float(best.params[1])), conf))  # type: ignore[arg-type]
+                decided.append(PieceFit(cid, h.coin.value, best, 0.0, conf))  # type: ignore[union-attr]
+                continue
+            names, margins = self.models.classify(b.log_ratio[None], b.log_image[None])
+            colour_conf = float(np.clip(margins[0] / COLOUR_MARGIN_CONFIDENT, 0, 1))
+            conf = round(min(fit_conf, pose_conf, colour_conf), 3)
+            pid = f"p{len(pieces) + 1}"
+            pieces.append(to_piece(pid, names[0], h.kind, h.size, best.params, conf))  # type: ignore[arg-type]
+            decided.append(PieceFit(pid, names[0], best, float(margins[0]), conf))
+        return TableState(tuple(pieces), tuple(coins)), decided
+
+
+def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = np.zeros_like(mask)
+    cv2.drawContours(out, contours, -1, 255, -1)
+    return out

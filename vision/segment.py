@@ -1,0 +1,121 @@
+"""Foreground on the rectified table: what differs from the bare table, and how.
+
+Each pixel is compared with a robust estimate of the bare table under the same light
+(a coarse median, which pieces cover only sparsely). The comparison is the per-channel
+log ratio L = log(pixel / table):
+
+* translucent plastic is a colour filter over the table, so L is its transmission: a
+  strong hue shift whatever the table's colour (and independent of white balance, which
+  scales pixel and table alike);
+* a shadow dims every channel alike: L is grey and only moderately negative;
+* black plastic is darker than any shadow; white plastic and highlights are brighter
+  than the table.
+
+So a pixel is foreground when L has chroma, or is darker than the darkest plausible
+shadow, or brighter than the table by more than the light varies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.markers import MarkerLayout
+from vision.rectify import TableGrid
+
+# Background: median over a window about 4× the largest piece (~45 mm across on the
+# table), computed on a 4 mm grid so it is cheap; pieces cover far less than half of it.
+BG_CELL_MM = 4.0
+BG_WINDOW_MM = 130.0
+# Chroma (length of the hue part of L, natural-log units) that counts as "tinted": 0.18
+# is a ~20 % change of one channel against the others, well above table texture and
+# sensor noise after smoothing, well below any coloured plastic (≥ 0.6).
+CHROMA_MIN = 0.18
+# Darkest plausible shadow: a lamp blocked leaves the ambient light and the other lamps,
+# rarely less than 30 % of the lit table (log 0.3 ≈ −1.2). Black plastic is ~5-10 %.
+SHADOW_LOG_MIN = -1.2
+# Brighter than the table by more than 25 %: white plastic, specular highlights.
+BRIGHT_LOG_MIN = 0.22
+# Marker sheets are paper around the black square: mask this multiple of the square.
+MARKER_PAPER_FACTOR = 1.8
+# Smallest blob worth fitting, mm²: half the base of a small piece (14.3 mm square).
+MIN_BLOB_MM2 = 100.0
+
+_LOG_LUT = np.log(np.arange(256, dtype=np.float32) + 4.0)  # +4: sensor noise floor, levels
+
+# Unit vectors spanning the hue plane of (b, g, r) log space (orthogonal to grey).
+HUE_AXES = np.array([[-1.0, -1.0, 2.0], [-1.0, 2.0, -1.0]], np.float32)
+HUE_AXES /= np.linalg.norm(HUE_AXES, axis=1, keepdims=True)
+HUE_AXES[1] -= HUE_AXES[0] * float(HUE_AXES[0] @ HUE_AXES[1])
+HUE_AXES[1] /= np.linalg.norm(HUE_AXES[1])
+
+
+@dataclass
+class Foreground:
+    """Per-pixel evidence on the rectified grid."""
+
+    log_ratio: np.ndarray   # H×W×3 float32, log(pixel / bare table), b, g, r
+    log_image: np.ndarray   # H×W×3 float32, log of the white-balanced pixel (paper white = 0)
+    score: np.ndarray       # H×W float32, > 1 means foreground
+    mask: np.ndarray        # H×W uint8 0/255, cleaned
+    background: np.ndarray  # H×W×3 uint8, the bare-table estimate
+
+
+def table_mask(grid: TableGrid, layout: MarkerLayout, visible: np.ndarray) -> np.ndarray:
+    """Where pieces can be seen: visible table minus the marker sheets (uint8 0/255)."""
+    mask = visible.copy()
+    for m in layout.markers:
+        half = m.size * MARKER_PAPER_FACTOR / 2
+        (c0, r0), (c1, r1) = grid.to_px(np.array([[m.center[0] - half, m.center[1] - half],
+                                                  [m.center[0] + half, m.center[1] + half]]))
+        cv2.rectangle(mask, (int(c0), int(r0)), (int(np.ceil(c1)), int(np.ceil(r1))), 0, -1)
+    return mask
+
+
+def estimate_background(table: np.ndarray, grid: TableGrid, usable: np.ndarray) -> np.ndarray:
+    """The bare table under the same light: a coarse median, unusable cells filled in."""
+    f = max(1, int(round(BG_CELL_MM / grid.res)))
+    small = cv2.resize(table, (grid.width // f, grid.height // f), interpolation=cv2.INTER_AREA)
+    ok = cv2.resize(usable, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
+    if ok.any() and not ok.all():
+        # fill what the camera misses or the markers cover from the nearest table cell
+        _, labels = cv2.distanceTransformWithLabels((~ok).astype(np.uint8), cv2.DIST_L2, 3,
+                                                    labelType=cv2.DIST_LABEL_PIXEL)
+        idx = np.zeros(labels.max() + 1, int)
+        idx[labels[ok]] = np.flatnonzero(ok.ravel())
+        small = small.reshape(-1, 3)[idx[labels]].reshape(small.shape)
+    k = int(BG_WINDOW_MM / (f * grid.res)) | 1
+    bg = cv2.medianBlur(small, min(k, 255))
+    return cv2.resize(bg, (grid.width, grid.height), interpolation=cv2.INTER_LINEAR)
+
+
+def foreground(table: np.ndarray, grid: TableGrid, usable: np.ndarray,
+               paper_white_bgr: np.ndarray, background: np.ndarray | None = None) -> Foreground:
+    """Segment what lies on the table in a rectified BGR picture."""
+    bg = estimate_background(table, grid, usable) if background is None else background
+    log_img = _LOG_LUT[table]
+    log_ratio = log_img - _LOG_LUT[bg]
+    log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)   # average sensor noise over ~1 mm²
+    hue = log_ratio @ HUE_AXES.T
+    chroma = np.sqrt(hue[..., 0] ** 2 + hue[..., 1] ** 2)
+    lum = log_ratio.mean(axis=2)
+    score = np.maximum.reduce([chroma / CHROMA_MIN, lum / SHADOW_LOG_MIN, lum / BRIGHT_LOG_MIN])
+    score[usable == 0] = 0
+    mask = (score > 1).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    white = np.log(np.asarray(paper_white_bgr, np.float32) + 4.0)
+    return Foreground(log_ratio, log_img - white, score, mask, bg)
+
+
+def blobs(mask: np.ndarray, grid: TableGrid) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
+    """Connected components big enough to be a piece: (label mask crop, bbox x, y, w, h)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    min_px = MIN_BLOB_MM2 / grid.res ** 2
+    out = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if area >= min_px:
+            out.append(((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y, w, h)))
+    return out

@@ -1,5 +1,134 @@
-"""Placeholder: this family of commands is being written (see the issues)."""
+"""`pyramid-referee detect` and `calibrate-colours`: pictures of the table to table states.
+
+Several images: one JSON object a line, in the order given, each with an extra "image"
+field naming its file; an image that fails (unreadable, too few markers...) prints
+nothing on stdout, its one-line reason goes to stderr, the others still run, and the
+exit code is 2 at the end. With --annotate OUT.png and several images the drawings
+are OUT-1.png, OUT-2.png, ... numbered by the image's position on the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import cv2
+import numpy as np
+
+from calibration.camera import Intrinsics
+from calibration.colour import ColourModels, refine_from_picture
+from calibration.markers import MarkerLayout
+from domain import Color, InputError
+
+EXIT_BAD_INPUT = 2
+# A JPEG's end-of-image marker (FF D9) must be among its last bytes, else it was cut short.
+JPEG_TAIL_BYTES = 64
+
+
+class ImageReadError(InputError):
+    """A picture file that cannot be read or decoded."""
+
+
+def read_image(path: str) -> np.ndarray:
+    """A BGR picture from a file, refusing missing, empty, corrupt or truncated files."""
+    try:
+        data = np.fromfile(path, dtype=np.uint8)
+    except OSError as e:
+        raise ImageReadError(f"cannot read {path}: {e.strerror or e}") from None
+    if data.size == 0:
+        raise ImageReadError(f"{path} is empty")
+    if data[:2].tobytes() == b"\xff\xd8" and b"\xff\xd9" not in data[-JPEG_TAIL_BYTES:].tobytes():
+        raise ImageReadError(f"{path} is a truncated JPEG")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None:
+        raise ImageReadError(f"{path} is not a picture OpenCV can decode (corrupt or unknown format)")
+    return image
+
+
+def numbered(path: str, index: int) -> str:
+    """OUT.png → OUT-<index>.png."""
+    root, ext = os.path.splitext(path)
+    return f"{root}-{index}{ext or '.png'}"
+
+
+def _detector(args):
+    from vision.pipeline import Detector  # imported late: `--help` stays fast
+    layout = MarkerLayout.load(args.markers) if args.markers else MarkerLayout.default()
+    intrinsics = Intrinsics.load(args.camera) if args.camera else None
+    return Detector(layout, intrinsics, colours_path=args.colours)
+
+
+def _write_png(path: str, image: np.ndarray) -> None:
+    if not cv2.imwrite(path, image):
+        raise InputError(f"cannot write {path}")
+
+
+def run_detect(args) -> int:
+    from vision.annotate import annotate
+    detector = _detector(args)
+    several = len(args.images) > 1
+    failed = []
+    for i, path in enumerate(args.images, start=1):
+        try:
+            image = read_image(path)
+            detection = detector.detect(image)
+            out = detection.state.to_dict()
+            if several:
+                out["image"] = path
+            if args.annotate:
+                _write_png(numbered(args.annotate, i) if several else args.annotate, annotate(image, detection))
+        except InputError as e:
+            if not several:
+                raise
+            print(f"pyramid-referee: {path}: {e}", file=sys.stderr)
+            failed.append(path)
+            continue
+        print(json.dumps(out), flush=True)
+    if failed:
+        print(f"pyramid-referee: {len(failed)} of {len(args.images)} images failed: {', '.join(failed)}",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0
+
+
+def run_calibrate_colours(args) -> int:
+    layout = MarkerLayout.load(args.markers) if args.markers else MarkerLayout.default()
+    intrinsics = Intrinsics.load(args.camera) if args.camera else None
+    names = [c.strip().lower() for c in args.colours.split(",") if c.strip()]
+    bad = [c for c in names if c not in {col.value for col in Color}]
+    if bad or not names:
+        raise InputError(f"unknown colour(s) {', '.join(bad) or '(none given)'}; "
+                         f"use a comma-separated list of: {', '.join(c.value for c in Color)}")
+    base = ColourModels.load(args.base)
+    models = refine_from_picture(read_image(args.image), layout, names, base, intrinsics)
+    try:
+        models.save(args.out)
+    except OSError as e:
+        raise InputError(f"cannot write {args.out}: {e.strerror}") from None
+    print(f"wrote colour models for {', '.join(names)} to {args.out}")
+    return 0
 
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser("detect", help="find every pyramid and coin in pictures of the table",
+                       description="Print the table state (JSON) seen in each picture. " + __doc__.split("\n\n")[1])
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--markers", metavar="markers.json", help="marker layout (default: the shipped layout)")
+    p.add_argument("--camera", metavar="camera.json", help="camera intrinsics (default: estimated from the markers)")
+    p.add_argument("--colours", "--colors", metavar="colours.json",
+                   help="colour models from calibrate-colours (default: the shipped models)")
+    p.add_argument("--annotate", metavar="OUT.png", help="also draw what was seen (several images: OUT-1.png, ...)")
+    p.set_defaults(run=run_detect)
+
+    c = sub.add_parser("calibrate-colours", help="measure the plastics' colours from one picture",
+                       description="From a picture showing exactly one piece of each named colour, write "
+                                   "colour models for `detect --colours`.")
+    c.add_argument("image", metavar="IMAGE")
+    c.add_argument("--colours", "--colors", required=True, metavar="red,green,...",
+                   help="the colours in the picture, comma-separated")
+    c.add_argument("--out", required=True, metavar="colours.json")
+    c.add_argument("--markers", metavar="markers.json")
+    c.add_argument("--camera", metavar="camera.json")
+    c.add_argument("--base", metavar="colours.json", help="models to start from (default: the shipped ones)")
+    c.set_defaults(run=run_calibrate_colours)

@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 
 from domain import CoinKind, Size
-from vision.geometry import COIN, FLAT, UPRIGHT, coin_sdf, flat_vertices, hypothesis_faces, lift, model_sdf, \
-    silhouette
+from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf, coin_sdf, flat_vertices, hypothesis_vertices, lift, \
+    model_sdf, silhouette
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -114,52 +114,69 @@ def _apparent_area(kind: str, size: Size, params: np.ndarray, camera: np.ndarray
     return float(cv2.contourArea(silhouette(kind, size, params, camera).astype(np.float32)))
 
 
-def residuals(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
-              camera: np.ndarray, edge_offset: float) -> np.ndarray:
-    """Signed distance of each hypothesis's outline points to its silhouette (N×K, mm)."""
-    out = np.empty(points.shape[:2])
-    coin = np.array([h.kind == COIN for h in hyps])
-    if (~coin).any():
-        idx = np.flatnonzero(~coin)
-        faces = hypothesis_faces(params[idx], [hyps[i].kind for i in idx], [hyps[i].size for i in idx], camera)
-        out[idx] = model_sdf(faces, points[idx])
-    if coin.any():
-        idx = np.flatnonzero(coin)
-        radius = np.array([hyps[i].coin.diameter / 2 for i in idx])  # type: ignore[union-attr]
-        out[idx] = coin_sdf(params[idx], radius, points[idx])
-    return out + edge_offset
+class _Batch:
+    """The hypotheses being fitted together, with what stays fixed between iterations."""
+
+    def __init__(self, hyps: list[Hypothesis], points: np.ndarray, camera: np.ndarray, edge_offset: float):
+        self.points, self.camera, self.edge_offset = points, camera, edge_offset
+        coin = np.array([h.kind == COIN for h in hyps])
+        self.pyr, self.coin = np.flatnonzero(~coin), np.flatnonzero(coin)
+        self.kinds = [hyps[i].kind for i in self.pyr]
+        self.sizes = [hyps[i].size for i in self.pyr]
+        self.radius = np.array([hyps[i].coin.diameter / 2 for i in self.coin])  # type: ignore[union-attr]
+        self.free = np.array([[1, 1, 0] if h.kind == COIN else [1, 1, 1] for h in hyps], float)
+        self.active: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def residuals(self, params: np.ndarray, local: bool = False) -> np.ndarray:
+        """Signed distance of each row's outline points to its silhouette (N×K, mm).
+
+        `local` keeps each point's deciding face and edge from the last full evaluation
+        (for finite differences); otherwise they are found afresh and remembered."""
+        out = np.empty(self.points.shape[:2])
+        if len(self.pyr):
+            verts, faces = hypothesis_vertices(params[self.pyr], self.kinds, self.sizes, self.camera)
+            pts = self.points[self.pyr]
+            if local and self.active is not None:
+                out[self.pyr] = active_sdf(verts, faces, pts, *self.active)
+            else:
+                full = verts[np.arange(len(verts))[:, None, None], faces]
+                out[self.pyr], *active = model_sdf(full, pts, active=True)
+                self.active = tuple(active)  # type: ignore[assignment]
+        if len(self.coin):
+            out[self.coin] = coin_sdf(params[self.coin], self.radius, self.points[self.coin])
+        return out + self.edge_offset
 
 
 def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray, camera: np.ndarray,
                  edge_offset: float, iterations: int = ITERATIONS) -> tuple[np.ndarray, np.ndarray]:
     """Damped, robust Gauss-Newton on every hypothesis at once; returns params and residuals."""
-    n = len(hyps)
+    batch = _Batch(hyps, points, camera, edge_offset)
     params = params.copy()
-    lam = np.full(n, 1e-2)
-    free = np.array([[1, 1, 0] if h.kind == COIN else [1, 1, 1] for h in hyps], float)
-    r = residuals(hyps, params, points, camera, edge_offset)
+    lam = np.full(len(hyps), 1e-2)
+    r = batch.residuals(params)
     for _ in range(iterations):
         w = 1.0 / (1.0 + (r / ROBUST_MM) ** 2)              # Cauchy IRLS weights
         J = np.empty(r.shape + (3,))
         for k in range(3):
             p = params.copy()
             p[:, k] += STEPS[k]
-            J[..., k] = (residuals(hyps, p, points, camera, edge_offset) - r) / STEPS[k]
-        J *= free[:, None, :]
-        J = np.nan_to_num(J, posinf=0, neginf=0)
+            J[..., k] = (batch.residuals(p, local=True) - r) / STEPS[k]
+        J = np.nan_to_num(J * batch.free[:, None, :], posinf=0, neginf=0)
         JtW = J.transpose(0, 2, 1) * w[:, None, :]
         A = JtW @ J
         g = (JtW @ np.nan_to_num(r)[..., None])[..., 0]
         A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
-        step = -np.linalg.solve(A, g[..., None])[..., 0] * free
+        step = -np.linalg.solve(A, g[..., None])[..., 0] * batch.free
         trial = params + step
-        r_new = residuals(hyps, trial, points, camera, edge_offset)
+        r_new = batch.residuals(trial)
         old = np.sum(w * np.nan_to_num(r, nan=1e3) ** 2, axis=1)
         new = np.sum(w * np.nan_to_num(r_new, nan=1e3) ** 2, axis=1)
         better = new <= old
         params[better] = trial[better]
         r[better] = r_new[better]
         lam = np.where(better, lam * 0.3, lam * 10)
+        if not better.all():  # the remembered faces and edges must belong to `params`
+            r = batch.residuals(params)
     return params, r
 
 

@@ -68,39 +68,72 @@ _UPRIGHT_FACES = np.array([[0, 1, 4, 4], [1, 2, 4, 4], [2, 3, 4, 4], [3, 0, 4, 4
 _FLAT_FACES = np.array([[0, 1, 3, 3], [0, 1, 2, 4], [1, 2, 3, 3], [0, 4, 3, 3], [4, 2, 3, 3]])
 
 
-def hypothesis_faces(params: np.ndarray, kinds: Sequence[str], sizes: Sequence[Size],
-                     camera: np.ndarray) -> np.ndarray:
-    """Apparent faces on the table plane (N×5×4×2, mm) of each hypothesis row.
-
-    Coins are handled by `coin_sdf`; rows of kind COIN get empty faces here.
-    """
-    out = np.zeros((len(params), 5, 4, 2))
+def hypothesis_vertices(params: np.ndarray, kinds: Sequence[str], sizes: Sequence[Size],
+                        camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Apparent vertices on the table plane (N×5×2, mm) of each hypothesis row, and its
+    faces as vertex indices (N×5×4). Coin rows get zeros (see `coin_sdf`)."""
+    verts = np.zeros((len(params), 5, 2))
+    faces = np.zeros((len(params), 5, 4), int)
     for kind, size in {(k, s) for k, s in zip(kinds, sizes) if k != COIN}:
         rows = np.array([i for i, (k, s) in enumerate(zip(kinds, sizes)) if k == kind and s == size])
-        make, faces = (upright_vertices, _UPRIGHT_FACES) if kind == UPRIGHT else (flat_vertices, _FLAT_FACES)
+        make, idx = (upright_vertices, _UPRIGHT_FACES) if kind == UPRIGHT else (flat_vertices, _FLAT_FACES)
         pts, heights = make(params[rows], size)
-        out[rows] = lift(pts, np.broadcast_to(heights, pts.shape[:2]), camera)[:, faces]
-    return out
+        verts[rows] = lift(pts, np.broadcast_to(heights, pts.shape[:2]), camera)
+        faces[rows] = idx
+    return verts, faces
 
 
-def model_sdf(faces: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Signed distance (mm, negative inside) from points (N×K×2) to each hypothesis's
-    silhouette (N×F×4×2), approximated as min over faces of max over edge half-planes."""
-    a = faces
-    b = np.roll(faces, -1, axis=2)
-    e = b - a                                                      # N×F×4×2 edges
+def hypothesis_faces(params: np.ndarray, kinds: Sequence[str], sizes: Sequence[Size],
+                     camera: np.ndarray) -> np.ndarray:
+    """Apparent faces on the table plane (N×5×4×2, mm) of each hypothesis row."""
+    verts, faces = hypothesis_vertices(params, kinds, sizes, camera)
+    return verts[np.arange(len(verts))[:, None, None], faces]
+
+
+def _edge_normals(a: np.ndarray, b: np.ndarray, orient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Outward unit normals of edges a→b of faces with the given orientation sign, and lengths."""
+    e = b - a
     length = np.hypot(e[..., 0], e[..., 1])
-    area2 = np.sum(a[..., 0] * b[..., 1] - b[..., 0] * a[..., 1], axis=2)  # N×F, twice the area
-    orient = np.where(area2 >= 0, 1.0, -1.0)[..., None]
-    # outward normal of a counter-clockwise (in x-right, y-down terms: area2 > 0) edge
     with np.errstate(invalid="ignore", divide="ignore"):
         n = np.stack([e[..., 1], -e[..., 0]], -1) * (orient / length)[..., None]
+    return n, length
+
+
+def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
+    """Signed distance (mm, negative inside) from points (N×K×2) to each hypothesis's
+    silhouette (N×F×4×2), approximated as min over faces of max over edge half-planes.
+
+    With `active`, also returns which face and edge decide each distance (N×K each) and
+    the faces' orientation signs (N×F), for `active_sdf`.
+    """
+    a = faces
+    b = np.roll(faces, -1, axis=2)
+    area2 = np.sum(a[..., 0] * b[..., 1] - b[..., 0] * a[..., 1], axis=2)  # N×F, twice the area
+    orient = np.where(area2 >= 0, 1.0, -1.0)
+    n, length = _edge_normals(a, b, orient[..., None])
     q = points[:, None, None, :, :]                                # N×1×1×K×2
     s = np.sum((q - a[..., None, :]) * n[..., None, :], axis=-1)   # N×F×4×K
     s = np.where((length > 1e-9)[..., None], s, -np.inf)           # repeated corner: no edge
-    face = s.max(axis=2)                                           # N×F×K
+    edge = s.argmax(axis=2)                                        # N×F×K
+    face = np.take_along_axis(s, edge[:, :, None], axis=2)[:, :, 0]
     face = np.where((np.abs(area2) > 1e-6)[..., None], face, np.inf)  # edge-on face
-    return face.min(axis=1)
+    best = face.argmin(axis=1)                                     # N×K
+    sdf = np.take_along_axis(face, best[:, None], axis=1)[:, 0]
+    if not active:
+        return sdf
+    return sdf, best, np.take_along_axis(edge, best[:, None], axis=1)[:, 0], orient
+
+
+def active_sdf(verts: np.ndarray, faces: np.ndarray, points: np.ndarray, face: np.ndarray,
+               edge: np.ndarray, orient: np.ndarray) -> np.ndarray:
+    """`model_sdf` with each point's deciding face and edge held fixed: the cheap local
+    form used for derivatives (N×K)."""
+    rows = np.arange(len(verts))[:, None]
+    i0 = faces[rows, face, edge]
+    i1 = faces[rows, face, (edge + 1) % 4]
+    a, b = verts[rows, i0], verts[rows, i1]
+    n, _ = _edge_normals(a, b, orient[rows, face])
+    return np.sum((points - a) * n, axis=-1)
 
 
 def coin_sdf(params: np.ndarray, radius: np.ndarray, points: np.ndarray) -> np.ndarray:

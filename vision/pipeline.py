@@ -65,6 +65,7 @@ class Detection:
     timings_ms: dict[str, float]
     fits: list[PieceFit] = field(default_factory=list)
     grid: TableGrid | None = None
+    layout: MarkerLayout | None = None
 
 
 @dataclass
@@ -97,8 +98,20 @@ class Detector:
 
     # -- steps -----------------------------------------------------------------------
     def register(self, image: np.ndarray):
+        """The camera pose from the markers in this picture."""
         from calibration.registration import register
-        return register(image, self.layout, self.intrinsics)
+        return register(image, self.layout, self._intrinsics_for(image))
+
+    def _intrinsics_for(self, image: np.ndarray) -> Intrinsics | None:
+        """The given lens, rescaled if the picture was resized with the same aspect ratio."""
+        intr = self.intrinsics
+        h, w = image.shape[:2]
+        if intr is None or (intr.width, intr.height) == (w, h):
+            return intr
+        if abs(intr.width * h - intr.height * w) > max(w, h):
+            raise BadImageError(f"the camera file describes {intr.width}×{intr.height} pictures; "
+                                f"this one is {w}×{h}")
+        return intr.scaled_to(w, h)
 
     def _rectifier_for(self, view) -> Rectifier:
         if self._rectifier is None or self._rectifier.view is not view:
@@ -151,7 +164,7 @@ class Detector:
         names = ("register", "segment", "fit", "decide")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
         timings["total"] = (t[-1] - t[0]) * 1000
-        return Detection(state, reg, timings, piece_fits, self.grid)
+        return Detection(state, reg, timings, piece_fits, self.grid, self.layout)
 
     def _fit(self, found: list[_Blob], camera: np.ndarray) -> list[list[fitting.Fit]]:
         res = self.grid.res

@@ -1,0 +1,74 @@
+// Drawing the board as SVG: squares, the glowing canal, tiered pyramids, highlights.
+const SVG = "http://www.w3.org/2000/svg";
+export const FILES = "abcd";
+const CELL = 100;
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+export function squareName(index) {
+  return FILES[index % 4] + String(Math.floor(index / 4) + 1);
+}
+
+// Where a square is drawn: the viewer's own half at the bottom.
+function cellOrigin(index, flipped) {
+  const file = index % 4, rank = Math.floor(index / 4);
+  const col = flipped ? 3 - file : file;
+  const row = flipped ? rank : 7 - rank;
+  return [col * CELL, row * CELL];
+}
+
+function defs(svg) {
+  const d = el("defs", {}, svg);
+  const glow = el("filter", { id: "glow", x: "-50%", y: "-50%", width: "200%", height: "200%" }, d);
+  el("feGaussianBlur", { stdDeviation: "6", result: "blur" }, glow);
+  const merge = el("feMerge", {}, glow);
+  el("feMergeNode", { in: "blur" }, merge);
+  el("feMergeNode", { in: "SourceGraphic" }, merge);
+}
+
+// A pyramid seen from the side, one tier per point of value.
+function piece(group, value, x, y, half) {
+  const g = el("g", { class: `piece ${half}`, "data-value": value }, group);
+  const base = 28 + value * 12, tierH = 15, bottom = y + CELL - 16;
+  const cx = x + CELL / 2;
+  for (let t = 0; t < value; t++) {
+    const w0 = base * (1 - t / (value + 0.6)), w1 = base * (1 - (t + 1) / (value + 0.6));
+    const y0 = bottom - t * tierH, y1 = y0 - tierH + 2;
+    el("polygon", {
+      class: "tier",
+      points: `${cx - w0 / 2},${y0} ${cx + w0 / 2},${y0} ${cx + w1 / 2},${y1} ${cx - w1 / 2},${y1}`,
+    }, g);
+  }
+  const top = bottom - value * tierH + 2, w = base * (1 - value / (value + 0.6));
+  el("polygon", { class: "apex", points: `${cx - w / 2},${top} ${cx + w / 2},${top} ${cx},${top - 14}` }, g);
+}
+
+export function drawBoard(svg, state, view) {
+  svg.replaceChildren();
+  defs(svg);
+  const flipped = view.seat === "top";
+  const lastMove = state.last_move ? state.last_move.split("-") : [];
+  for (let i = 0; i < 32; i++) {
+    const [x, y] = cellOrigin(i, flipped);
+    const name = squareName(i);
+    const half = i < 16 ? "bottom" : "top";
+    const classes = ["square", (i % 4 + Math.floor(i / 4)) % 2 ? "light" : "dark", half];
+    if (name === view.selected) classes.push("selected");
+    if (view.targets.includes(name)) classes.push("target");
+    if (lastMove.includes(name)) classes.push("last");
+    if (view.movable.includes(name)) classes.push("movable");
+    const g = el("g", { class: classes.join(" "), "data-square": name, "data-piece": state.board[i] }, svg);
+    el("rect", { x, y, width: CELL, height: CELL }, g);
+    if (state.board[i]) piece(g, state.board[i], x, y, half);
+    if (view.targets.includes(name)) el("circle", { class: "dot", cx: x + CELL / 2, cy: y + CELL / 2, r: 12 }, g);
+    const label = el("text", { class: "coord", x: x + 6, y: y + 16 }, g);
+    label.textContent = name;
+  }
+  el("line", { class: "canal glow", x1: 0, y1: 400, x2: 400, y2: 400, filter: "url(#glow)" }, svg);
+  el("line", { class: "canal core", x1: 0, y1: 400, x2: 400, y2: 400 }, svg);
+}

@@ -1,0 +1,64 @@
+"""Build the live service the configuration asks for: game, frame source, detector, loop."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from server.bus import EventBus
+from server.db import Store
+from server.live import LiveService
+from vision.live.loop import LiveLoop
+from vision.live.session import SessionRecorder
+from vision.live.sources import FrameSource, open_source
+
+DEMO_FOOTAGE = os.path.join(os.path.dirname(__file__), "demo", "footage")
+
+
+def real_detector() -> Any:
+    from calibration.markers import MarkerLayout
+    from vision.pipeline import Detector
+    return Detector(MarkerLayout.default())
+
+
+def real_annotate() -> Any:
+    try:
+        from vision.annotate import annotate
+    except ImportError:
+        return None
+    return annotate
+
+
+def frame_source(config: Mapping[str, Any], on_status, on_lap) -> FrameSource | None:
+    if config.get("FRAME_SOURCE") is not None:
+        return config["FRAME_SOURCE"]
+    if config.get("LIVE_DEMO"):
+        return open_source(DEMO_FOOTAGE, loop=True, on_status=on_status, on_lap=on_lap)
+    if config.get("LIVE_SOURCE") not in (None, ""):
+        return open_source(str(config["LIVE_SOURCE"]), on_status=on_status)
+    return None
+
+
+def build_service(config: Mapping[str, Any], store: Store, bus: EventBus) -> LiveService:
+    recorder = SessionRecorder(config["RECORD_DIR"]) if config.get("RECORD_DIR") else None
+    service = LiveService(store, bus, annotate=real_annotate(), recorder=recorder)
+    wanted = config.get("GAME") or ("warpships" if config.get("LIVE_DEMO") else None)
+    shadow = bool(config.get("SHADOW"))
+    if wanted and (service.game["kind"] != wanted or service.game["shadow"] != shadow or config.get("LIVE_DEMO")):
+        service.new_game(wanted, None, shadow)
+
+    def on_status(text: str) -> None:
+        service.status = text
+        bus.publish("status", {"message": text})
+
+    def on_lap() -> None:  # the demo footage starts again: so does its game
+        service.new_game(service.game["kind"], service.game["players"], shadow)
+
+    source = frame_source(config, on_status, on_lap)
+    if source is not None:
+        detector = config.get("DETECTOR") or real_detector()
+        loop = LiveLoop(source, detector, service.referee, service.handle,
+                        quiet_frames=config.get("QUIET_FRAMES"), agreeing_frames=config.get("AGREEING_FRAMES"),
+                        realtime=bool(config.get("LIVE_REALTIME", True)))
+        service.attach(loop)
+    return service

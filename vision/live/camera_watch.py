@@ -1,0 +1,55 @@
+"""Watch the markers' registration from frame to frame: keep the last good one, notice a bumped camera.
+
+The detector registers the markers on every frame it reads. When a hand hides some
+markers the registration may fail or get worse; then the last good registration is
+kept. When the camera itself moves, the table centre jumps in the picture or the
+reprojection error jumps: the players are told "camera moved" (readings go on with the
+new registration, which the markers still pin down).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# The table centre moving by more than this many pixels between two registrations means the
+# camera (or the marker sheet) moved: registration noise is a fraction of a pixel.
+CAMERA_SHIFT_PX = 6.0
+# A reprojection error this many times the recent median (and above the floor) is a jump.
+REPROJECTION_JUMP_FACTOR = 3.0
+REPROJECTION_FLOOR_PX = 1.5
+# Recent registrations the median is taken over.
+HISTORY = 15
+
+
+@dataclass
+class CameraWatch:
+    table_centre: tuple[float, float]
+    last_good: Any = None  # calibration.registration.Registration
+    _errors: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
+    _centre_px: np.ndarray | None = None
+
+    def update(self, registration: Any) -> str | None:
+        """Take a new registration; returns why the camera seems to have moved, or None."""
+        error = float(registration.reprojection_error_px)
+        centre = registration.view.project([self.table_centre])[0]
+        warning = None
+        if self._centre_px is not None:
+            shift = float(np.hypot(*(centre - self._centre_px)))
+            if shift > CAMERA_SHIFT_PX:
+                warning = f"camera moved: the table shifted {shift:.0f} px in the picture"
+        if warning is None and len(self._errors) >= 3:
+            typical = statistics.median(self._errors)
+            if error > max(REPROJECTION_FLOOR_PX, REPROJECTION_JUMP_FACTOR * typical):
+                warning = (f"camera moved or a marker was disturbed: reprojection error "
+                           f"{error:.1f} px (usually {typical:.1f} px)")
+        if warning and self._errors:
+            self._errors.clear()  # a new camera position starts a new baseline
+        self._errors.append(error)
+        self._centre_px = centre
+        self.last_good = registration
+        return warning

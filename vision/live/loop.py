@@ -1,0 +1,229 @@
+"""The live loop: frames in, confirmed tables and rulings out.
+
+Every frame goes through the cheap motion gate. Only once the table has been still
+for `QUIET_FRAMES` frames, with nothing over it, does the heavy detector read it (on a
+worker thread, so the loop keeps up with the camera); `AGREEING_FRAMES` readings in a
+row must agree before the table counts; a confirmed change goes to the game's referee.
+After a table is confirmed the detector rests until something moves again.
+
+Everything the loop learns leaves through `sink(LiveEvent)`: the dashboard stores it,
+pushes it to the browsers and, when recording, writes it to the session folder.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from domain import InputError, TableState
+from vision.live.camera_watch import CameraWatch
+from vision.live.motion import DEFAULT_GATE_PIXEL_MM, GATE_WIDTH, MotionGate, find_occluder
+from vision.live.sources import CorruptFrame, FrameLost, FrameSource
+from vision.live.tracking import Debouncer, Tracker, same_table
+
+
+@dataclass
+class LiveEvent:
+    """kind: status | table | ruling | camera | error; data is JSON-ready; frame is what it was read from."""
+
+    kind: str
+    data: dict[str, Any]
+    frame: np.ndarray | None = None
+    frame_index: int | None = None
+    at: float = field(default_factory=time.time)
+
+
+class Referee(Protocol):
+    def on_change(self, before: TableState, after: TableState) -> list[dict[str, Any]]: ...
+
+
+class Detector(Protocol):
+    def detect(self, image_bgr: np.ndarray) -> Any: ...
+
+
+@dataclass
+class LoopStats:
+    frames: int = 0
+    detections: int = 0
+    corrupt_frames: int = 0
+    last_detection_ms: float = 0.0
+    fps: float = 0.0
+
+
+class LiveLoop:
+    def __init__(self, source: FrameSource | None, detector: Detector, referee: Referee,
+                 sink: Callable[[LiveEvent], None], *, table_centre: tuple[float, float] = (380.0, 280.0),
+                 quiet_frames: int | None = None, agreeing_frames: int | None = None,
+                 realtime: bool = True, threaded_detection: bool = True, tracker: Tracker | None = None):
+        self.source, self.detector, self.referee, self.sink = source, detector, referee, sink
+        self.gate = MotionGate(quiet_frames) if quiet_frames else MotionGate()
+        self.debouncer = Debouncer(agreeing_frames) if agreeing_frames else Debouncer()
+        self.tracker = tracker or Tracker()
+        self.watch = CameraWatch(table_centre)
+        self.realtime, self.threaded = realtime, threaded_detection
+        self.stats = LoopStats()
+        self.lock = threading.RLock()  # guards tracker/referee against the dashboard's threads
+        self.latest_frame: np.ndarray | None = None
+        self.latest_detection: Any = None
+        self.status = "starting"
+        self._background: np.ndarray | None = None  # gate image of the last confirmed table
+        self._started = bool(self.tracker.confirmed.pieces)
+        self._generation = 0  # bumped on motion: readings of older frames are stale
+        self._idle = False  # the table was read since it last moved
+        self._capture = False
+        self._occluded_said = False
+        self._pending: tuple | None = None
+        self._wake = threading.Condition()
+        self._stop = threading.Event()
+        self._worker: threading.Thread | None = None
+
+    # -- controls -----------------------------------------------------------------------
+    def request_capture(self) -> None:
+        """The "end turn" button: read the next frame now, whatever the gate says."""
+        self._capture = True
+
+    def reset(self, table: TableState) -> None:
+        """Start again from `table` (a new game): its pieces are the baseline, not a move."""
+        with self.lock:
+            self.tracker = Tracker(table)
+            self._started = bool(table.pieces)
+            self._background, self._idle = None, False
+            self._generation += 1
+            self.debouncer.reset()
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._wake:
+            self._wake.notify_all()
+
+    # -- per frame ----------------------------------------------------------------------
+    def process(self, frame: np.ndarray) -> None:
+        """One frame through the gate; a still, clear frame is handed to the detector."""
+        self.stats.frames += 1
+        index = self.stats.frames
+        self.latest_frame = frame
+        reading = self.gate.update(frame)
+        if reading.moving:
+            self._generation += 1
+            self._idle = self._occluded_said = False
+            self.debouncer.reset()
+            self._set_status("the table is moving")
+            return
+        forced, self._capture = self._capture, False
+        if not forced and (self._idle or not self.gate.settled):
+            return
+        if not forced:
+            why = find_occluder(self._background, self.gate.current, self._gate_pixel_mm())
+            if why:
+                if not self._occluded_said:
+                    self._occluded_said = True
+                    self._set_status(f"waiting: {why}")
+                return
+        job = (frame, index, self._generation, forced)
+        if self.threaded:
+            with self._wake:
+                self._pending = job
+                self._wake.notify()
+        else:
+            self._read(*job)
+
+    def _gate_pixel_mm(self) -> float:
+        reg = self.watch.last_good
+        if reg is None:
+            return DEFAULT_GATE_PIXEL_MM
+        width = reg.view.intrinsics.width
+        return reg.view.mm_per_pixel(self.watch.table_centre) * width / GATE_WIDTH
+
+    def _read(self, frame: np.ndarray, index: int, generation: int, forced: bool) -> None:
+        t0 = time.perf_counter()
+        try:
+            detection = self.detector.detect(frame)
+        except InputError as e:  # too few markers seen (hidden by a hand), unreadable picture
+            self._emit("status", {"message": f"cannot read this frame: {e}"}, index=index)
+            return
+        self.stats.detections += 1
+        self.stats.last_detection_ms = (time.perf_counter() - t0) * 1000
+        if generation != self._generation and not forced:
+            return  # the table moved while this frame was being read
+        warning = self.watch.update(detection.registration)
+        if warning:
+            self._emit("camera", {"message": warning}, frame, index)
+        self.latest_detection = detection
+        with self.lock:
+            reading = self.tracker.adopt(detection.state)
+            confirmed = reading if forced else self.debouncer.push(reading)
+            if confirmed is None:
+                return
+            self._idle = True
+            self._background = self.gate.current
+            before = self.tracker.confirmed
+            if self._started and same_table(before, confirmed):
+                self._set_status("the table is still: no change")
+                return
+            self.tracker.confirm(confirmed)
+            self._emit("table", {"table": confirmed.to_dict(), "forced": forced}, frame, index)
+            rulings = self.referee.on_change(before, confirmed) if self._started else []
+            self._started = True
+        for ruling in rulings:
+            self._emit("ruling", ruling, frame, index)
+        self._set_status("the table is still: read")
+
+    def _emit(self, kind: str, data: dict[str, Any], frame: np.ndarray | None = None,
+              index: int | None = None) -> None:
+        self.sink(LiveEvent(kind, data, frame, index))
+
+    def _set_status(self, text: str) -> None:
+        if text != self.status:
+            self.status = text
+            self._emit("status", {"message": text})
+
+    # -- threads ------------------------------------------------------------------------
+    def _detect_forever(self) -> None:
+        while not self._stop.is_set():
+            with self._wake:
+                while self._pending is None and not self._stop.is_set():
+                    self._wake.wait(0.5)
+                job, self._pending = self._pending, None
+            if job is not None:
+                try:
+                    self._read(*job)
+                except Exception as e:  # a detector bug must not kill the loop: say it, go on
+                    self._emit("error", {"message": f"detector failed: {type(e).__name__}: {e}"})
+
+    def run(self) -> None:
+        """Read the source until it ends or `stop()`; pace recordings at their own frame rate."""
+        if self.threaded:
+            self._worker = threading.Thread(target=self._detect_forever, name="detector", daemon=True)
+            self._worker.start()
+        period = 1.0 / self.source.fps if self.realtime and not self.source.live else 0.0
+        next_at, t_start = time.perf_counter(), time.perf_counter()
+        try:
+            while not self._stop.is_set():
+                try:
+                    frame = self.source.read()
+                except CorruptFrame as e:
+                    self.stats.corrupt_frames += 1
+                    self._emit("error", {"message": f"skipped a corrupt frame: {e}"})
+                    continue
+                except FrameLost as e:
+                    self._emit("error", {"message": str(e)})
+                    break
+                if frame is None:
+                    self._set_status("the source ended")
+                    break
+                self.process(frame)
+                self.stats.fps = self.stats.frames / max(1e-6, time.perf_counter() - t_start)
+                if period:
+                    next_at += period
+                    delay = next_at - time.perf_counter()
+                    if delay > 0:
+                        self._stop.wait(delay)
+                    else:
+                        next_at = time.perf_counter()
+        finally:
+            self.source.close()
+            self.stop()

@@ -1,0 +1,169 @@
+"""Debouncing and piece identities across frames.
+
+A detection counts only after `AGREEING_FRAMES` readings in a row agree (same pieces,
+each within `POSITION_TOLERANCE_MM`); the tracker then carries piece ids over from the
+last confirmed table by matching colour and size exactly and position as closely as
+possible (a Hungarian assignment), so a ship keeps its id when it is launched or flown
+and a player's correction of a misread piece sticks to that piece.
+
+>>> from domain import Piece, TableState
+>>> a = TableState((Piece.upright("x", "red", "large", (100, 100)),))
+>>> b = TableState((Piece.upright("p9", "red", "large", (101, 99)),))
+>>> same_table(a, b)
+True
+>>> Tracker(a).adopt(b).pieces[0].id
+'x'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from domain import Color, Piece, Pose, Size, TableState, angle_between
+
+# Two readings of a piece that has not moved differ by detector noise (~1-2 mm); a
+# nudge of more than this is a real change of the table.
+POSITION_TOLERANCE_MM = 5.0
+# Same for a flat ship's heading, degrees; a beam 100 mm long swings 17 mm per 10°.
+HEADING_TOLERANCE_DEG = 6.0
+# Readings in a row that must agree before a table counts.
+AGREEING_FRAMES = 2
+# Matching cost added when a piece changed pose (a launch): prefers keeping poses.
+POSE_CHANGE_COST_MM = 50.0
+# Pieces of the same colour and size farther apart than this are different pieces.
+MAX_TRACK_DISTANCE_MM = 600.0
+_IMPOSSIBLE = 1e9
+
+
+def _cost(a: Piece, b: Piece) -> float:
+    if a.color is not b.color or a.size is not b.size:
+        return _IMPOSSIBLE
+    d = math.dist(_anchor(a), _anchor(b))
+    if d > MAX_TRACK_DISTANCE_MM:
+        return _IMPOSSIBLE
+    return d + (POSE_CHANGE_COST_MM if a.pose is not b.pose else 0.0)
+
+
+def _anchor(p: Piece) -> tuple[float, float]:
+    """The middle of the footprint: comparable between upright and flat."""
+    pts = p.footprint()
+    return (sum(x for x, _ in pts) / len(pts), sum(y for _, y in pts) / len(pts))
+
+
+def match(old: Sequence[Piece], new: Sequence[Piece]) -> list[tuple[int, int]]:
+    """Pairs (i_old, j_new) of the same piece; unmatched pieces appear in no pair."""
+    if not old or not new:
+        return []
+    cost = np.array([[_cost(a, b) for b in new] for a in old])
+    rows, cols = linear_sum_assignment(cost)
+    return [(int(i), int(j)) for i, j in zip(rows, cols) if cost[i, j] < _IMPOSSIBLE]
+
+
+def same_piece_place(a: Piece, b: Piece) -> bool:
+    """Has the piece stayed put (pose, place, heading and nest) between two readings?"""
+    if a.pose is not b.pose or math.dist(_anchor(a), _anchor(b)) > POSITION_TOLERANCE_MM:
+        return False
+    if a.pose is Pose.FLAT:
+        return angle_between(a.heading, b.heading) <= HEADING_TOLERANCE_DEG
+    return (a.stack or (a.size,)) == (b.stack or (b.size,))
+
+
+def same_table(a: TableState, b: TableState) -> bool:
+    """Do two readings show the same pieces in the same places?"""
+    if len(a.pieces) != len(b.pieces):
+        return False
+    pairs = match(a.pieces, b.pieces)
+    return len(pairs) == len(a.pieces) and all(same_piece_place(a.pieces[i], b.pieces[j]) for i, j in pairs)
+
+
+class Debouncer:
+    """Confirms a reading once `k` readings in a row agree; each run confirms once."""
+
+    def __init__(self, k: int = AGREEING_FRAMES):
+        self.k = k
+        self._run: list[TableState] = []
+        self._confirmed_run = False
+
+    def push(self, state: TableState) -> TableState | None:
+        if self._run and not same_table(self._run[-1], state):
+            self._run, self._confirmed_run = [], False
+        self._run.append(state)
+        if len(self._run) >= self.k and not self._confirmed_run:
+            self._confirmed_run = True
+            return state
+        return None
+
+    def reset(self) -> None:
+        self._run, self._confirmed_run = [], False
+
+
+@dataclass
+class Correction:
+    """A player's fix of a misread piece: what the detector keeps seeing → what it is."""
+
+    seen_color: Color
+    seen_size: Size
+    color: Color
+    size: Size
+
+
+@dataclass
+class Tracker:
+    """The confirmed table with stable ids, and the players' corrections of misreads."""
+
+    confirmed: TableState = field(default_factory=TableState)
+    corrections: dict[str, Correction] = field(default_factory=dict)
+    _next_id: int = 1
+
+    def __post_init__(self) -> None:
+        self._bump(self.confirmed.pieces)
+
+    def _bump(self, pieces: Sequence[Piece]) -> None:
+        for p in pieces:
+            if p.id.startswith("p") and p.id[1:].isdigit():
+                self._next_id = max(self._next_id, int(p.id[1:]) + 1)
+
+    def _as_seen(self, p: Piece) -> Piece:
+        c = self.corrections.get(p.id)
+        return replace(p, color=c.seen_color, size=c.seen_size) if c else p
+
+    def adopt(self, reading: TableState) -> TableState:
+        """`reading` with ids carried over from the confirmed table and corrections applied."""
+        old = [self._as_seen(p) for p in self.confirmed.pieces]
+        ids: dict[int, str] = {j: old[i].id for i, j in match(old, reading.pieces)}
+        pieces = []
+        for j, p in enumerate(reading.pieces):
+            pid = ids.get(j)
+            if pid is None:
+                pid, self._next_id = f"p{self._next_id}", self._next_id + 1
+            c = self.corrections.get(pid)
+            pieces.append(replace(p, id=pid, color=c.color, size=c.size,
+                                  stack=_restack(p.stack, c.size)) if c else replace(p, id=pid))
+        return replace(reading, pieces=tuple(pieces))
+
+    def confirm(self, state: TableState) -> None:
+        self.confirmed = state
+        self._bump(state.pieces)
+        live = {p.id for p in state.pieces}
+        self.corrections = {k: v for k, v in self.corrections.items() if k in live}
+
+    def correct(self, pid: str, changes: dict[str, Any]) -> TableState:
+        """Fix a misread piece (colour, size, pose...) of the confirmed table; returns the new table."""
+        piece = self.confirmed.piece(pid)
+        fixed = Piece.from_dict({**piece.to_dict(), **changes, "id": pid,
+                                 **({"stack": [changes["size"]]} if "size" in changes else {})})
+        seen = self._as_seen(piece)
+        self.corrections[pid] = Correction(seen.color, seen.size, fixed.color, fixed.size)
+        self.confirmed = self.confirmed.with_piece(fixed)
+        return self.confirmed
+
+
+def _restack(stack: tuple[Size, ...], outer: Size) -> tuple[Size, ...]:
+    if not stack:
+        return ()
+    return (outer,) + tuple(s for s in stack[1:] if s.pips < outer.pips)

@@ -31,21 +31,22 @@ function defs(svg) {
   el("feMergeNode", { in: "SourceGraphic" }, merge);
 }
 
-// A pyramid seen from the side, one tier per point of value.
+// A pyramid seen from the side, cut into one tier per point of value (the top tier is
+// the apex): a pawn is one triangle, a drone two tiers, a queen three.
 function piece(group, value, x, y, half) {
   const g = el("g", { class: `piece ${half}`, "data-value": value }, group);
-  const base = 28 + value * 12, tierH = 15, bottom = y + CELL - 16;
+  const base = 30 + value * 12, height = 26 + value * 14, bottom = y + CELL - 14;
   const cx = x + CELL / 2;
+  const widthAt = (h) => base * (1 - h / height);
   for (let t = 0; t < value; t++) {
-    const w0 = base * (1 - t / (value + 0.6)), w1 = base * (1 - (t + 1) / (value + 0.6));
-    const y0 = bottom - t * tierH, y1 = y0 - tierH + 2;
-    el("polygon", {
-      class: "tier",
-      points: `${cx - w0 / 2},${y0} ${cx + w0 / 2},${y0} ${cx + w1 / 2},${y1} ${cx - w1 / 2},${y1}`,
-    }, g);
+    const h0 = (height * t) / value, h1 = (height * (t + 1)) / value;
+    const w0 = widthAt(h0) / 2, w1 = widthAt(h1) / 2;
+    const y0 = bottom - h0, y1 = bottom - h1 + (t < value - 1 ? 2 : 0);
+    const points = t === value - 1
+      ? `${cx - w0},${y0} ${cx + w0},${y0} ${cx},${y1}`
+      : `${cx - w0},${y0} ${cx + w0},${y0} ${cx + w1},${y1} ${cx - w1},${y1}`;
+    el("polygon", { class: "tier", points }, g);
   }
-  const top = bottom - value * tierH + 2, w = base * (1 - value / (value + 0.6));
-  el("polygon", { class: "apex", points: `${cx - w / 2},${top} ${cx + w / 2},${top} ${cx},${top - 14}` }, g);
 }
 
 export function drawBoard(svg, state, view) {
@@ -69,6 +70,6 @@ export function drawBoard(svg, state, view) {
     const label = el("text", { class: "coord", x: x + 6, y: y + 16 }, g);
     label.textContent = name;
   }
-  el("line", { class: "canal glow", x1: 0, y1: 400, x2: 400, y2: 400, filter: "url(#glow)" }, svg);
-  el("line", { class: "canal core", x1: 0, y1: 400, x2: 400, y2: 400 }, svg);
+  el("rect", { class: "canal glow", x: 0, y: 393, width: 400, height: 14, filter: "url(#glow)" }, svg);
+  el("rect", { class: "canal core", x: 0, y: 398, width: 400, height: 4 }, svg);
 }

@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 
 from domain import CoinKind, Size
-from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf, coin_sdf, flat_vertices, hypothesis_vertices, lift, \
-    model_sdf, silhouette
+from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf, apparent_vertices, coin_sdf, lift, model, model_sdf, \
+    silhouette
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -50,7 +50,7 @@ class Fit:
 
 def _footprint_centroid_offset(size: Size) -> float:
     """Distance from tail to the centroid of a flat piece's footprint, along the heading."""
-    pts = flat_vertices(np.zeros((1, 3)), size)[0][0]
+    pts = model(FLAT, size).offsets
     x, y = pts[:, 0], pts[:, 1]
     cross = x * np.roll(y, -1) - np.roll(x, -1) * y
     return float(np.sum((x + np.roll(x, -1)) * cross) / (3 * np.sum(cross)))
@@ -121,30 +121,38 @@ class _Batch:
         self.points, self.camera, self.edge_offset = points, camera, edge_offset
         coin = np.array([h.kind == COIN for h in hyps])
         self.pyr, self.coin = np.flatnonzero(~coin), np.flatnonzero(coin)
-        self.kinds = [hyps[i].kind for i in self.pyr]
-        self.sizes = [hyps[i].size for i in self.pyr]
+        models = [model(hyps[i].kind, hyps[i].size) for i in self.pyr]  # type: ignore[arg-type]
+        self.offsets = np.array([m.offsets for m in models]).reshape(-1, 5, 2)
+        self.heights = np.array([m.heights for m in models]).reshape(-1, 5)
+        self.faces = np.array([m.faces for m in models]).reshape(-1, 5, 4)
+        self.pyr_points = points[self.pyr]
         self.radius = np.array([hyps[i].coin.diameter / 2 for i in self.coin])  # type: ignore[union-attr]
         self.free = np.array([[1, 1, 0] if h.kind == COIN else [1, 1, 1] for h in hyps], float)
-        self.active: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def residuals(self, params: np.ndarray, local: bool = False) -> np.ndarray:
-        """Signed distance of each row's outline points to its silhouette (N×K, mm).
+    def residuals(self, params: np.ndarray, active=None):
+        """Signed distance of each row's outline points to its silhouette (N×K, mm), and
+        which face and edge decide each pyramid point's distance.
 
-        `local` keeps each point's deciding face and edge from the last full evaluation
-        (for finite differences); otherwise they are found afresh and remembered."""
+        Given `active` (from an earlier call), those faces and edges are kept (the cheap
+        local form for finite differences); otherwise they are found afresh."""
         out = np.empty(self.points.shape[:2])
         if len(self.pyr):
-            verts, faces = hypothesis_vertices(params[self.pyr], self.kinds, self.sizes, self.camera)
-            pts = self.points[self.pyr]
-            if local and self.active is not None:
-                out[self.pyr] = active_sdf(verts, faces, pts, *self.active)
+            verts = apparent_vertices(params[self.pyr], self.offsets, self.heights, self.camera)
+            if active is not None:
+                out[self.pyr] = active_sdf(verts, self.faces, self.pyr_points, active)
             else:
-                full = verts[np.arange(len(verts))[:, None, None], faces]
-                out[self.pyr], *active = model_sdf(full, pts, active=True)
-                self.active = tuple(active)  # type: ignore[assignment]
+                full = verts[np.arange(len(verts))[:, None, None], self.faces]
+                out[self.pyr], active = model_sdf(full, self.pyr_points, active=True)
         if len(self.coin):
             out[self.coin] = coin_sdf(params[self.coin], self.radius, self.points[self.coin])
-        return out + self.edge_offset
+        return out + self.edge_offset, active
+
+
+def _merge_active(keep: np.ndarray, new, old):
+    """Per pyramid row, the deciding faces/edges of `new` where `keep`, else of `old`."""
+    if new is None:
+        return old
+    return tuple(np.where(keep.reshape((-1,) + (1,) * (n.ndim - 1)), n, o) for n, o in zip(new, old))
 
 
 def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray, camera: np.ndarray,
@@ -153,14 +161,14 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
     batch = _Batch(hyps, points, camera, edge_offset)
     params = params.copy()
     lam = np.full(len(hyps), 1e-2)
-    r = batch.residuals(params)
+    r, active = batch.residuals(params)
     for _ in range(iterations):
         w = 1.0 / (1.0 + (r / ROBUST_MM) ** 2)              # Cauchy IRLS weights
         J = np.empty(r.shape + (3,))
         for k in range(3):
             p = params.copy()
             p[:, k] += STEPS[k]
-            J[..., k] = (batch.residuals(p, local=True) - r) / STEPS[k]
+            J[..., k] = (batch.residuals(p, active)[0] - r) / STEPS[k]
         J = np.nan_to_num(J * batch.free[:, None, :], posinf=0, neginf=0)
         JtW = J.transpose(0, 2, 1) * w[:, None, :]
         A = JtW @ J
@@ -168,15 +176,16 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
         A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
         step = -np.linalg.solve(A, g[..., None])[..., 0] * batch.free
         trial = params + step
-        r_new = batch.residuals(trial)
+        r_new, active_new = batch.residuals(trial)
         old = np.sum(w * np.nan_to_num(r, nan=1e3) ** 2, axis=1)
         new = np.sum(w * np.nan_to_num(r_new, nan=1e3) ** 2, axis=1)
         better = new <= old
         params[better] = trial[better]
         r[better] = r_new[better]
+        active = _merge_active(better[batch.pyr], active_new, active)
         lam = np.where(better, lam * 0.3, lam * 10)
-        if not better.all():  # the remembered faces and edges must belong to `params`
-            r = batch.residuals(params)
+        if np.all(np.abs(step[better]) < 1e-3):
+            break
     return params, r
 
 

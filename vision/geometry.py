@@ -22,8 +22,11 @@ measures distances to.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
+import cv2
 import numpy as np
 
 from domain import Piece, Pose, Size
@@ -38,55 +41,59 @@ def lift(points: np.ndarray, heights: np.ndarray, camera: np.ndarray) -> np.ndar
     return camera[:2] + (points - camera[:2]) * scale[..., None]
 
 
-def _rot(angle_deg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    a = np.radians(angle_deg)
-    return np.stack([np.cos(a), np.sin(a)], -1), np.stack([-np.sin(a), np.cos(a)], -1)
+@dataclass(frozen=True)
+class Model:
+    """A pyramid pose as a rigid set of 5 vertices in its own frame.
+
+    offsets: (along, across) mm from the anchor (upright: base centre, along a base edge;
+    flat: tail, along the heading); heights: mm above the table; faces: vertex indices,
+    triangles repeating their last corner so every face has 4.
+    """
+
+    kind: str
+    size: Size
+    offsets: np.ndarray
+    heights: np.ndarray
+    faces: np.ndarray
 
 
-def upright_vertices(params: np.ndarray, size: Size) -> tuple[np.ndarray, np.ndarray]:
-    """(x, y, rotation) rows → the 4 base corners and apex (N×5×2) and their heights (5,)."""
-    u, v = _rot(params[:, 2])
-    c, h = params[:, None, :2], size.base / 2
-    signs = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], float)
-    corners = c + h * (signs[None, :, :1] * u[:, None] + signs[None, :, 1:] * v[:, None])
-    pts = np.concatenate([corners, c], axis=1)
-    return pts, np.array([0, 0, 0, 0, size.height])
+@lru_cache(maxsize=None)
+def model(kind: str, size: Size) -> Model:
+    h = size.base / 2
+    if kind == UPRIGHT:
+        # base corners, then the apex
+        offsets = [(h, h), (-h, h), (-h, -h), (h, -h), (0, 0)]
+        return Model(kind, size, np.array(offsets, float), np.array([0, 0, 0, 0, size.height]),
+                     np.array([[0, 1, 4, 4], [1, 2, 4, 4], [2, 3, 4, 4], [3, 0, 4, 4], [0, 1, 2, 3]]))
+    # tail-left, tail-right, raised-right, nose, raised-left: domain.Piece.footprint's order
+    f, r = size.flat_raised_offset, size.flat_raised_height
+    offsets = [(0, h), (0, -h), (f, -h), (size.slant, 0), (f, h)]
+    return Model(kind, size, np.array(offsets, float), np.array([0, 0, r, 0, r]),
+                 np.array([[0, 1, 3, 3], [0, 1, 2, 4], [1, 2, 3, 3], [0, 4, 3, 3], [4, 2, 3, 3]]))
 
 
-def flat_vertices(params: np.ndarray, size: Size) -> tuple[np.ndarray, np.ndarray]:
-    """(tail x, tail y, heading) rows → tail-left, tail-right, raised-right, nose, raised-left
-    (N×5×2, the order of domain.Piece.footprint) and their heights (5,)."""
-    d, p = _rot(params[:, 2])
-    t, h, f = params[:, :2], size.base / 2, size.flat_raised_offset
-    pts = np.stack([t + h * p, t - h * p, t - h * p + f * d, t + size.slant * d, t + h * p + f * d], 1)
-    r = size.flat_raised_height
-    return pts, np.array([0, 0, r, 0, r])
+def place(params: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(x, y, angle) rows and local offsets (N×5×2) → table positions of the vertices (N×5×2)."""
+    a = np.radians(params[:, 2])
+    c, s = np.cos(a)[:, None], np.sin(a)[:, None]
+    along, across = offsets[..., 0], offsets[..., 1]
+    return np.stack([params[:, None, 0] + along * c - across * s,
+                     params[:, None, 1] + along * s + across * c], -1)
 
 
-# Faces as vertex indices (triangles repeat their last corner so every face has 4).
-_UPRIGHT_FACES = np.array([[0, 1, 4, 4], [1, 2, 4, 4], [2, 3, 4, 4], [3, 0, 4, 4], [0, 1, 2, 3]])
-_FLAT_FACES = np.array([[0, 1, 3, 3], [0, 1, 2, 4], [1, 2, 3, 3], [0, 4, 3, 3], [4, 2, 3, 3]])
-
-
-def hypothesis_vertices(params: np.ndarray, kinds: Sequence[str], sizes: Sequence[Size],
-                        camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Apparent vertices on the table plane (N×5×2, mm) of each hypothesis row, and its
-    faces as vertex indices (N×5×4). Coin rows get zeros (see `coin_sdf`)."""
-    verts = np.zeros((len(params), 5, 2))
-    faces = np.zeros((len(params), 5, 4), int)
-    for kind, size in {(k, s) for k, s in zip(kinds, sizes) if k != COIN}:
-        rows = np.array([i for i, (k, s) in enumerate(zip(kinds, sizes)) if k == kind and s == size])
-        make, idx = (upright_vertices, _UPRIGHT_FACES) if kind == UPRIGHT else (flat_vertices, _FLAT_FACES)
-        pts, heights = make(params[rows], size)
-        verts[rows] = lift(pts, np.broadcast_to(heights, pts.shape[:2]), camera)
-        faces[rows] = idx
-    return verts, faces
+def apparent_vertices(params: np.ndarray, offsets: np.ndarray, heights: np.ndarray,
+                      camera: np.ndarray) -> np.ndarray:
+    """Where each hypothesis's vertices appear on the table plane (N×5×2, mm)."""
+    return lift(place(params, offsets), heights, camera)
 
 
 def hypothesis_faces(params: np.ndarray, kinds: Sequence[str], sizes: Sequence[Size],
                      camera: np.ndarray) -> np.ndarray:
-    """Apparent faces on the table plane (N×5×4×2, mm) of each hypothesis row."""
-    verts, faces = hypothesis_vertices(params, kinds, sizes, camera)
+    """Apparent faces on the table plane (N×5×4×2, mm) of pyramid hypothesis rows."""
+    models = [model(k, s) for k, s in zip(kinds, sizes)]
+    verts = apparent_vertices(params, np.array([m.offsets for m in models]),
+                              np.array([m.heights for m in models]), camera)
+    faces = np.array([m.faces for m in models])
     return verts[np.arange(len(verts))[:, None, None], faces]
 
 
@@ -96,7 +103,7 @@ def _edge_normals(a: np.ndarray, b: np.ndarray, orient: np.ndarray) -> tuple[np.
     length = np.hypot(e[..., 0], e[..., 1])
     with np.errstate(invalid="ignore", divide="ignore"):
         n = np.stack([e[..., 1], -e[..., 0]], -1) * (orient / length)[..., None]
-    return n, length
+    return np.nan_to_num(n), length
 
 
 def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
@@ -106,28 +113,28 @@ def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
     With `active`, also returns which face and edge decide each distance (N×K each) and
     the faces' orientation signs (N×F), for `active_sdf`.
     """
-    a = faces
     b = np.roll(faces, -1, axis=2)
-    area2 = np.sum(a[..., 0] * b[..., 1] - b[..., 0] * a[..., 1], axis=2)  # N×F, twice the area
+    area2 = np.sum(faces[..., 0] * b[..., 1] - b[..., 0] * faces[..., 1], axis=2)  # N×F, twice the area
     orient = np.where(area2 >= 0, 1.0, -1.0)
-    n, length = _edge_normals(a, b, orient[..., None])
-    q = points[:, None, None, :, :]                                # N×1×1×K×2
-    s = np.sum((q - a[..., None, :]) * n[..., None, :], axis=-1)   # N×F×4×K
-    s = np.where((length > 1e-9)[..., None], s, -np.inf)           # repeated corner: no edge
-    edge = s.argmax(axis=2)                                        # N×F×K
+    n, length = _edge_normals(faces, b, orient[..., None])
+    offset = np.sum(faces * n, axis=-1)                              # N×F×4
+    offset[length <= 1e-9] = np.inf                                  # repeated corner: no edge
+    offset[np.abs(area2) <= 1e-6] = -np.inf                           # edge-on face: never nearest
+    s = np.einsum("nkc,nfec->nfek", points, n) - offset[..., None]   # N×F×4×K
+    edge = s.argmax(axis=2)                                          # N×F×K
     face = np.take_along_axis(s, edge[:, :, None], axis=2)[:, :, 0]
-    face = np.where((np.abs(area2) > 1e-6)[..., None], face, np.inf)  # edge-on face
-    best = face.argmin(axis=1)                                     # N×K
+    best = face.argmin(axis=1)                                       # N×K
     sdf = np.take_along_axis(face, best[:, None], axis=1)[:, 0]
     if not active:
         return sdf
-    return sdf, best, np.take_along_axis(edge, best[:, None], axis=1)[:, 0], orient
+    return sdf, (best, np.take_along_axis(edge, best[:, None], axis=1)[:, 0], orient)
 
 
-def active_sdf(verts: np.ndarray, faces: np.ndarray, points: np.ndarray, face: np.ndarray,
-               edge: np.ndarray, orient: np.ndarray) -> np.ndarray:
+def active_sdf(verts: np.ndarray, faces: np.ndarray, points: np.ndarray,
+               active: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
     """`model_sdf` with each point's deciding face and edge held fixed: the cheap local
     form used for derivatives (N×K)."""
+    face, edge, orient = active
     rows = np.arange(len(verts))[:, None]
     i0 = faces[rows, face, edge]
     i1 = faces[rows, face, (edge + 1) % 4]
@@ -143,10 +150,8 @@ def coin_sdf(params: np.ndarray, radius: np.ndarray, points: np.ndarray) -> np.n
 
 def silhouette(kind: str, size: Size, params: Sequence[float], camera: np.ndarray) -> np.ndarray:
     """The apparent outline (convex polygon, M×2 mm) of one pyramid hypothesis."""
-    import cv2  # local: geometry stays usable without OpenCV for doctests of the maths
-    make = upright_vertices if kind == UPRIGHT else flat_vertices
-    pts, heights = make(np.asarray(params, float)[None], size)
-    app = lift(pts[0], heights, camera)
+    m = model(kind, size)
+    app = apparent_vertices(np.asarray(params, float)[None], m.offsets[None], m.heights[None], camera)[0]
     return cv2.convexHull(app.astype(np.float32)).reshape(-1, 2).astype(float)
 
 
@@ -169,19 +174,8 @@ def piece_params(piece: Piece) -> tuple[str, np.ndarray]:
 def model_points_3d(piece: Piece) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """A piece's vertices as table (x, y, height) rows and its edges, for drawing."""
     kind, params = piece_params(piece)
-    make = upright_vertices if kind == UPRIGHT else flat_vertices
-    pts, heights = make(params[None], piece.size)
-    faces = _UPRIGHT_FACES if kind == UPRIGHT else _FLAT_FACES
-    edges = {tuple(sorted((int(f[i]), int(f[(i + 1) % 4])))) for f in faces for i in range(4) if f[i] != f[(i + 1) % 4]}
-    return np.column_stack([pts[0], heights]), sorted(edges)
-
-
-def footprint_area(kind: str, size: Size) -> float:
-    """Area of the table contact outline seen from above, mm²."""
-    make = upright_vertices if kind == UPRIGHT else flat_vertices
-    pts = make(np.zeros((1, 3)), size)[0][0]
-    if kind == UPRIGHT:
-        pts = pts[:4]
-    x, y = pts[:, 0], pts[:, 1]
-    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
-
+    m = model(kind, piece.size)
+    pts = place(params[None], m.offsets[None])[0]
+    edges = {tuple(sorted((int(f[i]), int(f[(i + 1) % 4])))) for f in m.faces for i in range(4)
+             if f[i] != f[(i + 1) % 4]}
+    return np.column_stack([pts, m.heights]), sorted(edges)

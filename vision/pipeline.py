@@ -28,7 +28,7 @@ from domain import Coin, InputError, TableState
 from vision import fit as fitting
 from vision.geometry import COIN, to_piece
 from vision.rectify import Rectifier, TableGrid
-from vision.segment import Foreground, blobs, foreground, table_mask
+from vision.segment import BackgroundFiller, Foreground, blobs, foreground, table_mask
 
 # A blob is reported only if some model's silhouette covers it this well (IoU): a real
 # piece scores above ~0.85; shadows, hands and table marks score far lower.
@@ -117,11 +117,12 @@ class Detector:
         if self._rectifier is None or self._rectifier.view is not view:
             self._rectifier = Rectifier(view, self.grid)
             self._usable = table_mask(self.grid, self.layout, self._rectifier.visible())
+            self._filler = BackgroundFiller(self._usable, self.grid)
         return self._rectifier
 
     def segment(self, image: np.ndarray, registration) -> Foreground:
         rect = self._rectifier_for(registration.view)
-        return foreground(rect.warp(image), self.grid, self._usable, registration.paper_white_bgr)
+        return foreground(rect.warp(image), self._usable, self._filler, registration.paper_white_bgr)
 
     def _blobs(self, fg: Foreground) -> list[_Blob]:
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
@@ -131,8 +132,8 @@ class Detector:
             filled = _fill_holes(crop)
             inner = cv2.erode(filled, kernel)
             sel = inner > 0 if np.count_nonzero(inner) >= 10 else filled > 0
-            ratio = np.median(fg.log_ratio[y:y + h, x:x + w][sel], axis=0)
-            img = np.median(fg.log_image[y:y + h, x:x + w][sel], axis=0)
+            ratio = np.median(fg.log_ratio(x, y, w, h)[sel], axis=0)
+            img = np.median(fg.log_reflectance(x, y, w, h)[sel], axis=0)
             padded = cv2.copyMakeBorder(filled, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=0)
             out.append(_Blob(padded, np.array([x - margin, y - margin]), np.count_nonzero(filled) * res * res,
                              ratio, img))

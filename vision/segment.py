@@ -43,7 +43,7 @@ MARKER_PAPER_FACTOR = 1.8
 # Smallest blob worth fitting, mm²: half the base of a small piece (14.3 mm square).
 MIN_BLOB_MM2 = 100.0
 
-_LOG_LUT = np.log(np.arange(256, dtype=np.float32) + 4.0)  # +4: sensor noise floor, levels
+_LOG_LUT = np.log(np.arange(256, dtype=np.float32) + 4.0).reshape(1, 256)  # +4: noise floor, levels
 
 # Unit vectors spanning the hue plane of (b, g, r) log space (orthogonal to grey).
 HUE_AXES = np.array([[-1.0, -1.0, 2.0], [-1.0, 2.0, -1.0]], np.float32)
@@ -56,11 +56,18 @@ HUE_AXES[1] /= np.linalg.norm(HUE_AXES[1])
 class Foreground:
     """Per-pixel evidence on the rectified grid."""
 
-    log_ratio: np.ndarray   # H×W×3 float32, log(pixel / bare table), b, g, r
-    log_image: np.ndarray   # H×W×3 float32, log of the white-balanced pixel (paper white = 0)
-    score: np.ndarray       # H×W float32, > 1 means foreground
-    mask: np.ndarray        # H×W uint8 0/255, cleaned
+    table: np.ndarray       # H×W×3 uint8, the rectified picture
     background: np.ndarray  # H×W×3 uint8, the bare-table estimate
+    mask: np.ndarray        # H×W uint8 0/255, cleaned
+    paper_log: np.ndarray   # log of the markers' white paper, b, g, r
+
+    def log_ratio(self, x: int, y: int, w: int, h: int) -> np.ndarray:
+        """log(pixel / bare table) in a box, h×w×3 float32."""
+        return _LOG_LUT[0, self.table[y:y + h, x:x + w]] - _LOG_LUT[0, self.background[y:y + h, x:x + w]]
+
+    def log_reflectance(self, x: int, y: int, w: int, h: int) -> np.ndarray:
+        """log(pixel / white paper) in a box, h×w×3 float32."""
+        return _LOG_LUT[0, self.table[y:y + h, x:x + w]] - self.paper_log
 
 
 def table_mask(grid: TableGrid, layout: MarkerLayout, visible: np.ndarray) -> np.ndarray:
@@ -74,39 +81,50 @@ def table_mask(grid: TableGrid, layout: MarkerLayout, visible: np.ndarray) -> np
     return mask
 
 
-def estimate_background(table: np.ndarray, grid: TableGrid, usable: np.ndarray) -> np.ndarray:
-    """The bare table under the same light: a coarse median, unusable cells filled in."""
-    f = max(1, int(round(BG_CELL_MM / grid.res)))
-    small = cv2.resize(table, (grid.width // f, grid.height // f), interpolation=cv2.INTER_AREA)
-    ok = cv2.resize(usable, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST) > 0
-    if ok.any() and not ok.all():
-        # fill what the camera misses or the markers cover from the nearest table cell
-        _, labels = cv2.distanceTransformWithLabels((~ok).astype(np.uint8), cv2.DIST_L2, 3,
-                                                    labelType=cv2.DIST_LABEL_PIXEL)
-        idx = np.zeros(labels.max() + 1, int)
-        idx[labels[ok]] = np.flatnonzero(ok.ravel())
-        small = small.reshape(-1, 3)[idx[labels]].reshape(small.shape)
-    k = int(BG_WINDOW_MM / (f * grid.res)) | 1
-    bg = cv2.medianBlur(small, min(k, 255))
-    return cv2.resize(bg, (grid.width, grid.height), interpolation=cv2.INTER_LINEAR)
+class BackgroundFiller:
+    """Fills the cells of a coarse table picture that the camera misses or the markers
+    cover from their nearest usable cell (fixed per camera pose, so computed once)."""
+
+    def __init__(self, usable: np.ndarray, grid: TableGrid):
+        self.f = max(1, int(round(BG_CELL_MM / grid.res)))
+        self.shape = (grid.height // self.f, grid.width // self.f)
+        self.out_size = (grid.width, grid.height)
+        ok = cv2.resize(usable, self.shape[::-1], interpolation=cv2.INTER_NEAREST) > 0
+        self.index: np.ndarray | None = None
+        if ok.any() and not ok.all():
+            _, labels = cv2.distanceTransformWithLabels((~ok).astype(np.uint8), cv2.DIST_L2, 3,
+                                                        labelType=cv2.DIST_LABEL_PIXEL)
+            idx = np.zeros(labels.max() + 1, int)
+            idx[labels[ok]] = np.flatnonzero(ok.ravel())
+            self.index = idx[labels]
+        self.window = min(int(BG_WINDOW_MM / (self.f * grid.res)) | 1, 255)
+
+    def background(self, table: np.ndarray) -> np.ndarray:
+        """The bare table under the same light: a coarse median."""
+        small = cv2.resize(table, self.shape[::-1], interpolation=cv2.INTER_AREA)
+        if self.index is not None:
+            small = small.reshape(-1, 3)[self.index]
+        bg = cv2.medianBlur(small, self.window)
+        return cv2.resize(bg, self.out_size, interpolation=cv2.INTER_LINEAR)
 
 
-def foreground(table: np.ndarray, grid: TableGrid, usable: np.ndarray,
-               paper_white_bgr: np.ndarray, background: np.ndarray | None = None) -> Foreground:
+# Rows of the colour transform giving (hue 1, hue 2, grey mean) of a log (b, g, r) vector.
+_HUE_LUM = np.vstack([HUE_AXES, np.full((1, 3), 1 / 3, np.float32)])
+
+
+def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
+               paper_white_bgr: np.ndarray) -> Foreground:
     """Segment what lies on the table in a rectified BGR picture."""
-    bg = estimate_background(table, grid, usable) if background is None else background
-    log_img = _LOG_LUT[table]
-    log_ratio = log_img - _LOG_LUT[bg]
+    bg = filler.background(table)
+    log_ratio = cv2.subtract(cv2.LUT(table, _LOG_LUT), cv2.LUT(bg, _LOG_LUT))
     log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)   # average sensor noise over ~1 mm²
-    hue = log_ratio @ HUE_AXES.T
-    chroma = np.sqrt(hue[..., 0] ** 2 + hue[..., 1] ** 2)
-    lum = log_ratio.mean(axis=2)
-    score = np.maximum.reduce([chroma / CHROMA_MIN, lum / SHADOW_LOG_MIN, lum / BRIGHT_LOG_MIN])
-    score[usable == 0] = 0
-    mask = (score > 1).astype(np.uint8) * 255
+    h1, h2, lum = cv2.split(cv2.transform(log_ratio, _HUE_LUM))
+    mask = cv2.compare(cv2.magnitude(h1, h2), CHROMA_MIN, cv2.CMP_GT)
+    mask |= cv2.compare(lum, SHADOW_LOG_MIN, cv2.CMP_LT)
+    mask |= cv2.compare(lum, BRIGHT_LOG_MIN, cv2.CMP_GT)
+    mask &= usable
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    white = np.log(np.asarray(paper_white_bgr, np.float32) + 4.0)
-    return Foreground(log_ratio, log_img - white, score, mask, bg)
+    return Foreground(table, bg, mask, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0))
 
 
 def blobs(mask: np.ndarray, grid: TableGrid) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:

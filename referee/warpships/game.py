@@ -18,7 +18,7 @@ teleported ships off the table into the mover's colony and returns the next game
 >>> landed = Piece.flat("s1", n.color, n.size, tail, out)
 >>> game = game.apply(after.with_piece(landed), rolls=[])  # the beam meets nothing
 >>> game.to_move, game.history[-1].notation()
-('bob', "ann: launch n1 -> s1; no target")
+('bob', 'ann: launch n1 -> s1; no target')
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ class Referee(Protocol):
 
 
 class Detector(Protocol):
-    def detect(self, image_bgr: np.ndarray) -> Any: ...
+    def detect(self, image_bgr: np.ndarray, registration: Any = None) -> Any: ...
 
 
 @dataclass
@@ -138,20 +138,45 @@ class LiveLoop:
         width = reg.view.intrinsics.width
         return reg.view.mm_per_pixel(self.watch.table_centre) * width / GATE_WIDTH
 
+    def _register(self, frame: np.ndarray, index: int) -> tuple[bool, Any]:
+        """(usable, registration) for this frame: a fresh one, or the last good one when the
+        markers are hidden; (False, None) when there is none to fall back on."""
+        register = getattr(self.detector, "register", None)
+        if register is None:
+            return True, None  # the detector registers by itself
+        try:
+            registration = register(frame)
+        except InputError as e:
+            if self.watch.last_good is None:
+                self._emit("status", {"message": f"cannot read this frame: {e}"}, index=index)
+                return False, None
+            self._set_status(f"{e}: keeping the last good registration")
+            return True, self.watch.last_good
+        self._check_camera(registration, frame, index)
+        return True, registration
+
+    def _check_camera(self, registration: Any, frame: np.ndarray, index: int) -> None:
+        warning = self.watch.update(registration)
+        if warning:
+            self._emit("camera", {"message": warning}, frame, index)
+
     def _read(self, frame: np.ndarray, index: int, generation: int, forced: bool) -> None:
         t0 = time.perf_counter()
+        usable, registration = self._register(frame, index)
+        if not usable:
+            return
         try:
-            detection = self.detector.detect(frame)
+            detection = (self.detector.detect(frame, registration=registration) if registration is not None
+                         else self.detector.detect(frame))
         except InputError as e:  # too few markers seen (hidden by a hand), unreadable picture
             self._emit("status", {"message": f"cannot read this frame: {e}"}, index=index)
             return
         self.stats.detections += 1
         self.stats.last_detection_ms = (time.perf_counter() - t0) * 1000
+        if registration is None:
+            self._check_camera(detection.registration, frame, index)
         if generation != self._generation and not forced:
             return  # the table moved while this frame was being read
-        warning = self.watch.update(detection.registration)
-        if warning:
-            self._emit("camera", {"message": warning}, frame, index)
         self.latest_detection = detection
         with self.lock:
             reading = self.tracker.adopt(detection.state)
@@ -183,16 +208,17 @@ class LiveLoop:
 
     # -- threads ------------------------------------------------------------------------
     def _detect_forever(self) -> None:
-        while not self._stop.is_set():
+        while True:
             with self._wake:
                 while self._pending is None and not self._stop.is_set():
                     self._wake.wait(0.5)
                 job, self._pending = self._pending, None
-            if job is not None:
-                try:
-                    self._read(*job)
-                except Exception as e:  # a detector bug must not kill the loop: say it, go on
-                    self._emit("error", {"message": f"detector failed: {type(e).__name__}: {e}"})
+            if job is None:  # stopped, nothing left to read
+                return
+            try:
+                self._read(*job)
+            except Exception as e:  # a detector bug must not kill the loop: say it, go on
+                self._emit("error", {"message": f"detector failed: {type(e).__name__}: {e}"})
 
     def run(self) -> None:
         """Read the source until it ends or `stop()`; pace recordings at their own frame rate."""
@@ -227,3 +253,5 @@ class LiveLoop:
         finally:
             self.source.close()
             self.stop()
+            if self._worker is not None:  # let the last still frame be read
+                self._worker.join(timeout=30)

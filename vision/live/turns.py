@@ -38,7 +38,7 @@ class WarpShipsReferee:
     """Rules each confirmed change of a WarpShips table; `shadow` marks every ruling advisory."""
 
     rule_move: Callable[..., Any]
-    rule_beam: Callable[[TableState, str], Any]
+    rule_beam: Callable[..., Any]
     shadow: bool = False
     uncertainty_mm: float = DEFAULT_UNCERTAINTY_MM
     expected_removals: set[str] = field(default_factory=set)
@@ -65,7 +65,7 @@ class WarpShipsReferee:
         if not m.get("legal") and not move.too_close_to_call:
             return rulings
         try:
-            beam = self.rule_beam(after, m["ship"])
+            beam = self.rule_beam(after, m["ship"], uncertainty_mm=self.uncertainty_mm)
         except (InputError, KeyError) as e:
             return rulings + [self._uncertain(f"cannot trace the beam of {m.get('ship')}: {e}")]
         b = beam.to_dict()

@@ -1,0 +1,50 @@
+"""Debouncing and identities: agreement within tolerance, ids across moves, corrections stick."""
+
+from __future__ import annotations
+
+from domain import Piece, TableState
+from vision.live.tracking import Debouncer, Tracker, same_table
+
+NEST = Piece.upright("n1", "green", "large", (300, 300), stack=("large", "medium", "small"))
+BLUE = Piece.upright("b1", "blue", "small", (500, 200))
+
+
+def table(*pieces):
+    return TableState(tuple(pieces))
+
+
+def test_readings_agree_within_detector_noise_but_not_beyond():
+    a = table(NEST, BLUE)
+    assert same_table(a, table(NEST.moved(center=(302, 299)), BLUE))
+    assert not same_table(a, table(NEST.moved(center=(309, 300)), BLUE))
+    assert not same_table(a, table(NEST))
+    assert not same_table(a, table(NEST.moved(stack=NEST.stack[:2]), BLUE))  # the nest lost a piece
+
+
+def test_the_debouncer_needs_k_agreeing_readings_and_confirms_each_run_once():
+    d = Debouncer(3)
+    a, b = table(NEST), table(NEST, BLUE)
+    assert [d.push(x) for x in (a, b, a, a)] == [None, None, None, None]
+    assert d.push(a) == a and d.push(a) is None
+    assert d.push(b) is None
+
+
+def test_a_launched_ship_keeps_its_id_and_the_rest_of_the_nest_gets_a_new_one():
+    t = Tracker(table(NEST, BLUE))
+    launched = Piece.flat("x", "green", "large", (330, 300), 0)
+    rest = Piece.upright("y", "green", "medium", (300, 300), stack=("medium", "small"))
+    after = t.adopt(table(rest, launched, BLUE.moved(id="z")))
+    ids = {(p.size.value, p.pose.value): p.id for p in after.pieces}
+    assert ids[("large", "flat")] == "n1"
+    assert ids[("small", "upright")] == "b1"
+    assert ids[("medium", "upright")] not in ("n1", "b1")
+
+
+def test_a_players_correction_sticks_to_that_piece_in_later_readings():
+    t = Tracker(table(NEST, BLUE))
+    t.correct("b1", {"color": "yellow"})
+    again = t.adopt(table(NEST.moved(id="q"), BLUE.moved(id="r", center=(501, 201))))
+    fixed = next(p for p in again.pieces if p.id == "b1")
+    assert fixed.color.value == "yellow"
+    moved = t.adopt(table(NEST.moved(id="q"), BLUE.moved(id="r", center=(560, 260))))
+    assert next(p for p in moved.pieces if p.id == "b1").color.value == "yellow"

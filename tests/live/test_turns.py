@@ -1,0 +1,65 @@
+"""Confirmed changes → WarpShips rulings, with the real referee on hand-derived turns."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain import InputError, Piece, TableState
+from vision.live.turns import WarpShipsReferee
+
+NEST = Piece.upright("n", "green", "large", (300, 300), stack=("large", "medium", "small"))
+BLUE = Piece.upright("b", "blue", "large", (500, 300), stack=("large",))
+BEFORE = TableState((NEST, BLUE))
+REST = Piece.upright("n2", "green", "medium", (300, 300), stack=("medium", "small"))
+
+
+def launched(tail_x: float) -> TableState:
+    # warp flush against the nest's right edge (x = 312.7): centre 363.5, far side 414.3
+    return TableState((REST, Piece.flat("n", "green", "large", (tail_x, 300), 0), BLUE))
+
+
+def test_a_legal_launch_fires_at_the_blue_ship_and_asks_for_a_roll():
+    ref = WarpShipsReferee.real()
+    rulings = ref.on_change(BEFORE, launched(414.3))
+    assert [r["kind"] for r in rulings] == ["move", "beam", "roll"]
+    move, beam, roll = rulings
+    assert move["ruling"]["legal"] and move["ruling"]["kind"] == "launch"
+    assert beam["ruling"]["target"] == "b" and beam["ruling"]["valid"]
+    assert beam["ruling"]["distance"] == pytest.approx(487.3 - 460.5, abs=0.2)
+    assert ref.pending_roll == {"ship": "n", "ship_size": "large", "target": "b", "target_size": "large"}
+    assert not any(r["advisory"] for r in rulings)
+
+
+def test_a_launch_too_far_from_the_warp_is_illegal_and_fires_nothing():
+    rulings = WarpShipsReferee.real(shadow=True).on_change(BEFORE, launched(440))
+    assert [r["kind"] for r in rulings] == ["move"]
+    assert rulings[0]["ruling"]["legal"] is False and rulings[0]["margin"] < 0
+    assert rulings[0]["advisory"]  # shadow mode
+
+
+def test_a_change_within_the_measurement_error_is_too_close_to_call():
+    rulings = WarpShipsReferee.real(uncertainty_mm=3.0).on_change(BEFORE, launched(415.5))
+    assert rulings[0]["too_close_to_call"]
+
+
+def test_a_change_no_single_move_explains_is_uncertain_not_a_ruling():
+    two_moved = TableState((REST, Piece.flat("n", "green", "large", (414.3, 300), 0), BLUE.moved(center=(560, 380))))
+    rulings = WarpShipsReferee.real().on_change(BEFORE, two_moved)
+    assert [r["kind"] for r in rulings] == ["uncertain"]
+    assert "confirm or correct" in rulings[0]["summary"]
+
+
+def test_ships_a_roll_teleported_may_leave_the_table_without_a_ruling():
+    def never(*a, **k):
+        raise AssertionError("not a move")
+    ref = WarpShipsReferee(never, never, expected_removals={"b"})
+    assert ref.on_change(BEFORE, TableState((NEST,))) == []
+    with pytest.raises(AssertionError):  # a second removal was not expected
+        ref.on_change(TableState((NEST,)), TableState(()))
+
+
+def test_a_referee_refusal_becomes_uncertain():
+    def refuses(*a, **k):
+        raise InputError("two ships moved")
+    rulings = WarpShipsReferee(refuses, refuses).on_change(BEFORE, launched(414.3))
+    assert rulings[0]["kind"] == "uncertain" and "two ships moved" in rulings[0]["summary"]

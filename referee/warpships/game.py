@@ -105,6 +105,11 @@ class WarpShipsGame:
     def colony(self, player: str) -> tuple[Ship, ...]:
         return self.colonies[self.players.index(player)]
 
+    def legal_actions(self) -> list:
+        """Legal launches and flies on the advisor's grid (advisor.candidate_moves)."""
+        from referee.warpships.advisor import candidate_moves
+        return [] if self.over else [c for c, _ in candidate_moves(self.table)]
+
     def apply(self, after: TableState, *, rolls: Sequence[str] | None = None,
               rng: random.Random | None = None) -> "WarpShipsGame":
         """Play the current player's move (the table `after` it) and its shot.

@@ -168,7 +168,12 @@ def shot_odds(state: TableState, active_id: str) -> ShotOdds:
     >>> {n: str(p) for n, p in shot_odds(st, "a").distribution.items()}
     {0: '1/2', 1: '1/3', 2: '1/6'}
     """
-    chain = _Chain(Table.of(state), active_id)
+    return table_odds(Table.of(state), active_id)
+
+
+def table_odds(table: Table, active_id: str) -> ShotOdds:
+    """shot_odds on an already built (and checked) Table."""
+    chain = _Chain(table, active_id)
     first = chain.target_of(chain.active)
     dist: dict[int, Fraction] = {}
     if first is None:

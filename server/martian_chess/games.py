@@ -14,14 +14,17 @@ import hmac
 import secrets
 from typing import Any
 
-from domain import InputError
+from domain import InputError, TableState
 from referee.martian_chess import SETUP_NOTATION, IllegalMoveError, Move, NotationError, Position
 from referee.martian_chess.board import BOTTOM, SIDE_NAMES, square_name
+from referee.martian_chess.physical import BoardGeometry, rule_table
 
 # Random bytes behind a link id and a seat token (128 and 192 bits).
 GAME_ID_BYTES = 16
 SEAT_TOKEN_BYTES = 24
 PLAYERS = ("A", "B")
+# Camera flags kept for the players to see (older ones are dropped).
+FLAGS_KEPT = 5
 
 
 class GameError(InputError):
@@ -54,7 +57,7 @@ def _start_round(game: dict, number: int, bottom: str, first: str) -> None:
     fields[1] = side_to_move
     notation = " ".join(fields)
     game["round"] = {"number": number, "bottom": bottom, "first": first,
-                     "notation": notation, "moves": [], "result": None}
+                     "notation": notation, "start_notation": notation, "moves": [], "result": None}
 
 
 def player_of(game: dict, token: Any) -> str | None:
@@ -131,10 +134,36 @@ def play(game: dict, token: Any, move_text: Any) -> Move:
     return move
 
 
-def apply_move(game: dict, pos: Position, move: Move) -> None:
-    """Record a move already checked against `pos` (the physical board's path)."""
-    pos.push(move)
-    _record(game, pos, str(move))
+def set_board(game: dict, token: Any, board: Any) -> None:
+    """Where the physical board lies on the table ({"corners": [[x, y] x4]}, mm)."""
+    _seated_player(game, token)
+    game["board"] = BoardGeometry.from_dict(board).to_dict()
+
+
+def camera_table(game: dict, token: Any, table: Any) -> dict[str, Any]:
+    """A confirmed table state from the camera seat: play the move it shows, or flag it."""
+    if game["camera"] is None or player_of(game, token) != game["camera"]:
+        raise GameError(403, "only the camera of the physical board's seat may send table states")
+    state = TableState.from_dict(table)
+    board = game.get("board")
+    geometry = BoardGeometry.from_dict(board) if board else BoardGeometry.default()
+    pos = position(game)
+    ruling = rule_table(pos, state, geometry)
+    camera_seat = seat_of_player(game, game["camera"])
+    status, message = ruling.status, ruling.message
+    if status == "move" and SIDE_NAMES[pos.turn] != camera_seat:
+        status, message = "flag", f"it is {SIDE_NAMES[pos.turn]}'s turn online, yet the board changed: {message}"
+    elif status == "flag" and _shows_position_before_last_move(game, state, geometry):
+        message = f"the board does not show {game['round']['moves'][-1]} yet: make that move on the board"
+    if status == "move":
+        pos.push(ruling.move)  # type: ignore[arg-type]
+        _record(game, pos, str(ruling.move))
+        game["flags"] = []
+    elif status == "flag":
+        game["flags"] = (game["flags"] + [{"message": message, "seen": ruling.seen}])[-FLAGS_KEPT:]
+    else:
+        game["flags"] = []
+    return {**ruling.to_dict(), "status": status, "message": message}
 
 
 def _record(game: dict, pos: Position, entry: str) -> None:
@@ -165,6 +194,17 @@ def rematch(game: dict, token: Any) -> None:
     other = {"A": "B", "B": "A"}
     _start_round(game, rnd["number"] + 1, bottom=other[rnd["bottom"]], first=other[rnd["first"]])
     game["flags"] = []
+
+
+def _shows_position_before_last_move(game: dict, state: TableState, geometry: BoardGeometry) -> bool:
+    """Whether the table still shows the game before its last move (not yet copied onto it)."""
+    moves = game["round"]["moves"]
+    if not moves or moves[-1] == "clock":
+        return False
+    pos = Position.from_notation(game["round"]["start_notation"])
+    for entry in moves[:-1]:
+        pos.call_clock() if entry == "clock" else pos.push(Move.parse(entry))
+    return rule_table(pos, state, geometry).status == "none"
 
 
 def public_view(game: dict) -> dict[str, Any]:

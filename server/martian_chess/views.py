@@ -134,6 +134,27 @@ def rematch(game_id: str):
     return jsonify(games.public_view(game))
 
 
+@bp.post("/api/games/<game_id>/camera")
+def attach_camera(game_id: str):
+    body = _body()
+    game, token = _change(game_id, lambda g: games.attach_camera(g, body.get("token")))
+    return jsonify(token=token, seat=games.seat_of_player(game, game["camera"]))
+
+
+@bp.post("/api/games/<game_id>/board")
+def set_board(game_id: str):
+    body = _body()
+    game, _ = _change(game_id, lambda g: games.set_board(g, body.get("token"), body.get("board")))
+    return jsonify(board=game["board"])
+
+
+@bp.post("/api/games/<game_id>/table")
+def camera_table(game_id: str):
+    body = _body()
+    game, ruling = _change(game_id, lambda g: games.camera_table(g, body.get("token"), body.get("table")))
+    return jsonify(ruling=ruling, state=games.public_view(game))
+
+
 @bp.get("/api/games/<game_id>/events")
 def events(game_id: str):
     _load(game_id)

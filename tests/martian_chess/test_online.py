@@ -128,3 +128,59 @@ def test_pages_render(client):
     assert page.status_code == 200 and created["id"].encode() in page.data
     assert client.get("/martian-chess/g/nope").status_code == 404
     assert client.get("/martian-chess/static/game.js").status_code == 200
+
+
+# -- a physical board in one seat --------------------------------------------------------
+def table_json(board: list[int]) -> dict:
+    from referee.martian_chess.board import square_name
+    from referee.martian_chess.physical import BoardGeometry
+    geo = BoardGeometry.default()
+    sizes = {1: "small", 2: "medium", 3: "large"}
+    return {"units": "mm", "pieces": [
+        {"id": f"p{s}", "color": "red", "size": sizes[v], "pose": "upright",
+         "center": list(geo.square_center(square_name(s)))} for s, v in enumerate(board) if v]}
+
+
+def test_the_camera_seat_moves_by_table_states_and_flags_what_it_cannot_accept(client):
+    from referee.martian_chess import Position
+    created = client.post("/martian-chess/api/games").get_json()
+    gid, online = created["id"], created["token"]
+    camera = client.post(api(gid, "/camera"), json={"token": online}).get_json()
+    assert camera["seat"] == "top"
+    assert client.post(api(gid, "/join"), json={}).get_json()["seat"] is None  # seats are full
+    client.post(api(gid, "/move"), json={"token": online, "move": "b4-c5"})
+    pos = Position.from_notation(client.get(api(gid)).get_json()["notation"])
+
+    # The person at the table has not copied the online move yet: told what to do.
+    stale = Position.from_notation(ENDGAME)
+    r = client.post(api(gid, "/table"), json={"token": camera["token"], "table": table_json(stale.board)})
+    assert r.get_json()["ruling"]["status"] == "flag" and "make that move" in r.get_json()["ruling"]["message"]
+    assert r.get_json()["state"]["flags"]
+
+    # In sync, then an illegal move on the table: flagged, nothing played.
+    synced = client.post(api(gid, "/table"), json={"token": camera["token"], "table": table_json(pos.board)})
+    assert synced.get_json()["ruling"]["status"] == "none"
+    wrong = list(pos.board)
+    wrong[31], wrong[24] = 0, 3  # the d8 queen lands on a7: not a straight line
+    bad = client.post(api(gid, "/table"), json={"token": camera["token"], "table": table_json(wrong)}).get_json()
+    assert bad["ruling"]["status"] == "flag" and bad["state"]["moves"] == ["b4-c5"]
+
+    # A legal move on the table becomes the camera seat's move.
+    pos.push(pos.legal_moves()[0])
+    good = client.post(api(gid, "/table"), json={"token": camera["token"], "table": table_json(pos.board)})
+    body = good.get_json()
+    assert body["ruling"]["status"] == "move" and body["state"]["notation"] == pos.notation()
+    assert body["state"]["flags"] == []
+
+
+def test_only_the_camera_may_post_tables_and_bad_tables_are_refused(client):
+    created, joined = start(client)
+    gid = created["id"]
+    assert client.post(api(gid, "/table"), json={"token": joined["token"], "table": {}}).status_code == 403
+    assert client.post(api(gid, "/camera"), json={"token": created["token"]}).status_code == 409
+    fresh = client.post("/martian-chess/api/games").get_json()
+    cam = client.post(api(fresh["id"], "/camera"), json={"token": fresh["token"]}).get_json()["token"]
+    r = client.post(api(fresh["id"], "/table"), json={"token": cam, "table": {"pieces": "no"}})
+    assert r.status_code == 400 and "pieces" in r.get_json()["error"]
+    r = client.post(api(fresh["id"], "/board"), json={"token": cam, "board": {"corners": [[0, 0]]}})
+    assert r.status_code == 400 and "corners" in r.get_json()["error"]

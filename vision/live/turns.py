@@ -13,11 +13,13 @@ prints it), `margin` (mm), `too_close_to_call`, `advisory` (shadow mode) and `st
 
 from __future__ import annotations
 
+import random
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from domain import InputError, TableState
+from vision.live.tracking import same_table
 
 # The detector's stated position error, mm: a ruling within this of flipping is "too close to call".
 DEFAULT_UNCERTAINTY_MM = 2.0
@@ -29,20 +31,19 @@ def new_ruling(kind: str, summary: str, ruling: dict[str, Any] | None = None, *,
             "advisory": advisory, "status": "open", **extra}
 
 
-def vanished(before: TableState, after: TableState) -> set[str]:
-    return {p.id for p in before.pieces} - {p.id for p in after.pieces}
-
-
 @dataclass
 class WarpShipsReferee:
-    """Rules each confirmed change of a WarpShips table; `shadow` marks every ruling advisory."""
+    """Rules each confirmed change of a WarpShips table and keeps the game (turns, rolls,
+    colonies) in a `referee.warpships.WarpShipsGame`; `shadow` marks every ruling advisory."""
 
     rule_move: Callable[..., Any]
     rule_beam: Callable[..., Any]
     shadow: bool = False
     uncertainty_mm: float = DEFAULT_UNCERTAINTY_MM
-    expected_removals: set[str] = field(default_factory=set)
-    pending_roll: dict[str, Any] | None = None
+    players: tuple[str, ...] = ("Player 1", "Player 2")
+    game: Any = None  # WarpShipsGame, started on the first confirmed move
+    expected: dict[str, Any] | None = None  # the table once the teleported ships are taken off
+    pending: dict[str, Any] | None = None  # the shot waiting for die rolls
 
     @classmethod
     def real(cls, **kw: Any) -> "WarpShipsReferee":
@@ -50,18 +51,21 @@ class WarpShipsReferee:
         return cls(rule_move, rule_beam, **kw)
 
     def on_change(self, before: TableState, after: TableState) -> list[dict[str, Any]]:
-        gone = vanished(before, after)
-        appeared = {p.id for p in after.pieces} - {p.id for p in before.pieces}
-        if gone and gone <= self.expected_removals and not appeared and self._unmoved_except(before, after, gone):
-            self.expected_removals -= gone
+        expected, self.expected = self.expected, None
+        if expected is not None and same_table(TableState.from_dict(expected), after):
             return []  # the teleported ships were taken off the table, as the roll said
+        rulings: list[dict[str, Any]] = []
+        if self.pending is not None:
+            rulings.append(self._uncertain(f"the table changed before the die was rolled for "
+                                           f"{self.pending['ship']}"))
+            self.pending = None
         try:
             move = self.rule_move(before, after, uncertainty_mm=self.uncertainty_mm)
         except InputError as e:
-            return [self._uncertain(f"I cannot tell what happened: {e}")]
+            return rulings + [self._uncertain(f"I cannot tell what happened: {e}")]
         m = move.to_dict()
-        rulings = [new_ruling("move", _move_summary(m), m, margin=m.get("margin"),
-                              too_close=move.too_close_to_call, advisory=self.shadow)]
+        rulings.append(new_ruling("move", _move_summary(m), m, margin=m.get("margin"),
+                                  too_close=move.too_close_to_call, advisory=self.shadow))
         if not m.get("legal") and not move.too_close_to_call:
             return rulings
         try:
@@ -71,24 +75,96 @@ class WarpShipsReferee:
         b = beam.to_dict()
         rulings.append(new_ruling("beam", _beam_summary(b), b, margin=b.get("clearance"),
                                   too_close=beam.too_close_to_call, advisory=self.shadow))
+        self.pending = {"before": before.to_dict(), "after": after.to_dict(), "ship": m["ship"], "faces": []}
         if b.get("valid"):
             ship, target = after.piece(b["ship"]), after.piece(b["target"])
-            self.pending_roll = {"ship": ship.id, "ship_size": ship.size.value, "target": target.id,
-                                 "target_size": target.size.value}
+            self.pending.update(ship_size=ship.size.value, target=target.id, target_size=target.size.value)
             rulings.append(new_ruling("roll", f"roll the die: {ship.size.value} {ship.color.value} {ship.id} "
                                       f"fires at {target.size.value} {target.color.value} {target.id}",
-                                      dict(self.pending_roll), advisory=self.shadow))
+                                      self.public()["pending_roll"], advisory=self.shadow))
+        else:
+            rulings += self._finish_turn([])
         return rulings
+
+    # -- the game: turns, rolls, colonies ------------------------------------------------------
+    def roll(self, face: str | None, players: list[dict[str, str]] | None = None) -> list[dict[str, Any]]:
+        """One roll of the Pyramid Die (a face such as "S+L", or None: roll it here)."""
+        from referee.warpships.odds import FACES, RollError, parse_face, resolve_shot, roller
+        if self.pending is None or "target" not in self.pending:
+            raise InputError("no shot is waiting for a roll")
+        face = parse_face(face) if face else random.choice(FACES)
+        faces = self.pending["faces"] + [face]
+        after = TableState.from_dict(self.pending["after"])
+        try:
+            shot = resolve_shot(after, self.pending["ship"], roller(faces))
+        except RollError:  # the beam hit a flying ship that fires on: a chain reaction
+            self.pending["faces"] = faces
+            return [new_ruling("roll", f"rolled {face}: hit — chain reaction, roll again", {"faces": faces},
+                               advisory=self.shadow)]
+        return self._finish_turn(faces, shot.notation())
+
+    def _finish_turn(self, faces: list[str], shot_text: str = "no target") -> list[dict[str, Any]]:
+        from referee.warpships.game import WarpShipsGame
+        pending, self.pending = self.pending, None
+        before, after = TableState.from_dict(pending["before"]), TableState.from_dict(pending["after"])
+        try:
+            game = self.game or WarpShipsGame.new(list(self.players), table=before)
+            self.game = game.apply(after, rolls=faces)
+        except InputError as e:
+            return [self._uncertain(f"the game cannot take this turn: {e}")]
+        turn = self.game.history[-1]
+        after_teleport = self.game.table
+        if turn.gained:
+            self.expected = after_teleport.to_dict()
+        if not faces:
+            return []
+        text = f"{turn.player}: {shot_text}" + (f" — {len(turn.gained)} ship(s) to the colony; take "
+                                                f"{', '.join(self._taken(after, after_teleport))} off the table"
+                                                if turn.gained else "")
+        if self.game.result is not None:
+            text += f" — {', '.join(self.game.result.winners)} wins ({self.game.result.why})"
+        return [new_ruling("teleport", text, {"rolls": faces, "gained": [list(s) for s in turn.gained]},
+                           advisory=self.shadow)]
+
+    def scores(self, players: list[dict[str, str]]) -> dict[str, Any]:
+        out = {}
+        for p in players:
+            colony = self.game.colony(p["name"]) if self.game and p["name"] in self.game.players else ()
+            complete = bool(self.game and self.game.result and p["name"] in self.game.result.winners)
+            out[p["name"]] = {"ships": len(colony), "colony": [{"color": c, "size": s} for c, s in colony],
+                              "complete": complete}
+        return out
+
+    def public(self) -> dict[str, Any]:
+        """Game facts for the dashboard: whose turn, the roll asked for, the result."""
+        p = self.pending
+        roll = None if not p or "target" not in p else {
+            "ship": p["ship"], "ship_size": p["ship_size"], "target": p["target"],
+            "target_size": p["target_size"], "rolls_so_far": list(p["faces"])}
+        game = self.game
+        return {"turn": game.to_move if game else self.players[0], "pending_roll": roll,
+                "result": None if not game or not game.result else
+                {"winners": list(game.result.winners), "why": game.result.why}}
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"record": self.game.to_record() if self.game else None, "pending": self.pending,
+                "expected": self.expected}
+
+    def restore(self, snap: dict[str, Any], players: list[dict[str, str]]) -> None:
+        from referee.warpships.game import WarpShipsGame
+        self.players = tuple(p["name"] for p in players)
+        self.game = WarpShipsGame.replay(snap["record"]) if snap.get("record") else None
+        self.pending = snap.get("pending")
+        self.expected = snap.get("expected")
 
     def _uncertain(self, why: str) -> dict[str, Any]:
         return new_ruling("uncertain", why + " — please check the table and confirm or correct.",
                           advisory=True)
 
     @staticmethod
-    def _unmoved_except(before: TableState, after: TableState, gone: set[str]) -> bool:
-        from vision.live.tracking import same_table
-        kept = TableState(tuple(p for p in before.pieces if p.id not in gone))
-        return same_table(kept, TableState(after.pieces))
+    def _taken(after: TableState, teleported: TableState) -> list[str]:
+        left = {p.id: p for p in teleported.pieces}
+        return [p.id for p in after.pieces if p.id not in left or left[p.id].size is not p.size]
 
 
 def _move_summary(m: dict[str, Any]) -> str:

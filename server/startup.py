@@ -56,9 +56,10 @@ def build_service(config: Mapping[str, Any], store: Store, bus: EventBus) -> Liv
 
     source = frame_source(config, on_status, on_lap)
     if source is not None:
+        realtime = bool(config.get("LIVE_REALTIME", True))  # else every frame is read in turn (tests)
         detector = config.get("DETECTOR") or real_detector()
         loop = LiveLoop(source, detector, service.referee, service.handle,
                         quiet_frames=config.get("QUIET_FRAMES"), agreeing_frames=config.get("AGREEING_FRAMES"),
-                        realtime=bool(config.get("LIVE_REALTIME", True)))
+                        realtime=realtime, threaded_detection=realtime)
         service.attach(loop)
     return service

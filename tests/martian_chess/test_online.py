@@ -184,3 +184,12 @@ def test_only_the_camera_may_post_tables_and_bad_tables_are_refused(client):
     assert r.status_code == 400 and "pieces" in r.get_json()["error"]
     r = client.post(api(fresh["id"], "/board"), json={"token": cam, "board": {"corners": [[0, 0]]}})
     assert r.status_code == 400 and "corners" in r.get_json()["error"]
+
+
+def test_the_dashboard_app_serves_the_blueprint(tmp_path):
+    from server.app import create_app
+    app = create_app({"DATABASE": str(tmp_path / "app.sqlite3")})
+    client = app.test_client()
+    assert b"Start a game" in client.get("/martian-chess/").data
+    created = client.post("/martian-chess/api/games").get_json()
+    assert client.get(f"/martian-chess/api/games/{created['id']}").status_code == 200

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from domain import InputError
 from referee.martian_chess.board import (BOTTOM, DRONE, EMPTY, HALF, N_FILES, N_RANKS, N_SQUARES,
                                          PAWN, QUEEN, RAYS, SIDE_NAMES, TOP, NotationError,
                                          half_of, parse_square, square_name)
@@ -35,7 +36,7 @@ _CLOCK_RE = re.compile(r"^clock(\d)$")
 _PIECE_CHARS = ".123"
 
 
-class IllegalMoveError(NotationError):
+class IllegalMoveError(InputError):
     """A move the rules forbid in this position; the message says why."""
 
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 from werkzeug.serving import make_server
 
-from tests.martian_chess.conftest import ENDGAME, make_app
+from tests.martian_chess.helpers import ENDGAME, make_app
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from server.martian_chess.games import GAME_ID_BYTES, SEAT_TOKEN_BYTES
 
-from tests.martian_chess.conftest import ENDGAME, make_app
+from tests.martian_chess.helpers import ENDGAME, make_app
 
 
 def start(client):

@@ -94,5 +94,13 @@ def test_two_players_finish_a_game_while_a_spectator_watches(server, browser):
         page.wait_for_selector("#end-screen:not([hidden])", timeout=SYNC_TIMEOUT_MS)
         assert page.locator("#end-title").inner_text() == title
         assert page.locator("#end-scores").inner_text() == "Bottom 1 — Top 0"
+
+    # Rematch: sides swap on every screen, and the board is set up again.
+    alice.get_by_role("button", name="Rematch").click()
+    alice.wait_for_selector("#role:has-text('You play top')", timeout=SYNC_TIMEOUT_MS)
+    bob.wait_for_selector("#role:has-text('You play bottom')", timeout=SYNC_TIMEOUT_MS)
+    for page in pages:
+        page.wait_for_selector("#end-screen[hidden]", state="attached", timeout=SYNC_TIMEOUT_MS)
+        expect_piece(page, "b4", 1)
     for ctx in (alice_ctx, bob_ctx, carol_ctx):
         ctx.close()

@@ -27,7 +27,10 @@ async function post(path, body = {}) {
 
 function show(next) {
   if (state && next.version < state.version) return; // an older answer arriving late
-  if (state && next.round !== state.round) endDismissedRound = null;
+  if (state && next.round !== state.round) {
+    endDismissedRound = null;
+    if (seat) joinSeat(); // a rematch swaps sides: ask which seat this browser has now
+  }
   state = next;
   if (selected && !(state.legal[selected] && myTurn())) selected = null;
   render();
@@ -129,12 +132,16 @@ $("call-clock").addEventListener("click", () => act("/clock"));
 $("rematch").addEventListener("click", () => act("/rematch"));
 $("end-close").addEventListener("click", () => { endDismissedRound = state.round; render(); });
 
+async function joinSeat() {
+  const joined = await post("/join");
+  seat = joined.seat;
+  if (joined.token) { token = joined.token; saveToken(gameId, token); }
+  show(joined.state);
+}
+
 async function start() {
   try {
-    const joined = await post("/join");
-    seat = joined.seat;
-    if (joined.token) { token = joined.token; saveToken(gameId, token); }
-    show(joined.state);
+    await joinSeat();
   } catch (e) {
     $("status").textContent = `Could not open the game: ${e.message}`;
     return;

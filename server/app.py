@@ -33,6 +33,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     if config:
         app.config.update(config)
+    if app.config["LIVE_DEMO"] and "DATABASE" not in (config or {}):  # the looping demo keeps its own games
+        app.config["DATABASE"] = os.path.join(app.instance_path, "demo.sqlite3")
     os.makedirs(os.path.dirname(app.config["DATABASE"]) or ".", exist_ok=True)
 
     from server.startup import build_service

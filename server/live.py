@@ -26,6 +26,9 @@ from vision.live.tracking import Tracker
 # clearance, small enough to store a long game (~60 kB each).
 PICTURE_WIDTH = 960
 JPEG_QUALITY = 80
+# The demo enters the footage's die rolls this long after the referee asks, seconds: long
+# enough to read the prompt on the dashboard.
+AUTO_ROLL_DELAY_S = 1.0
 RULING_ACTIONS = {"confirm": "confirmed", "override": "overridden", "challenge": "challenged"}
 
 
@@ -50,6 +53,8 @@ class LiveService:
         self.loop: LiveLoop | None = None
         self.thread: threading.Thread | None = None
         self.status = "no camera"
+        self.auto_rolls: list[str] = []  # the demo's scripted die faces, in order
+        self._auto_next = 0
         game = store.latest_game()
         if game is None:
             game = self._create(DEFAULT_GAME, None, False)
@@ -70,6 +75,7 @@ class LiveService:
         if hasattr(self.referee, "restore"):
             self.referee.restore(saved.get("referee") or {}, game["players"])
         self.rulings = self.store.rulings(game["id"])
+        self._auto_next = 0
         if self.loop is not None:
             self.loop.referee = self.referee
             self.loop.reset(self.table)
@@ -154,6 +160,7 @@ class LiveService:
                 self.store.add_event(gid, "ruling", {"id": ruling["id"], "summary": ruling["summary"]}, at=event.at)
                 self._save()
                 payload = ruling
+                self._maybe_auto_roll([ruling])
             else:  # camera, error: kept in the history, shown as a notice
                 self.store.add_event(gid, event.kind, event.data, at=event.at)
                 payload = dict(event.data, at=event.at)
@@ -216,4 +223,21 @@ class LiveService:
         for r in rulings:
             self.bus.publish("ruling", r)
         self.bus.publish("scores", {"scores": self.scores()})
+        self._maybe_auto_roll(rulings)
         return rulings
+
+    def _maybe_auto_roll(self, rulings: list[dict[str, Any]]) -> None:
+        """Demo: answer the referee's roll prompt with the footage's next scripted face."""
+        if not self.auto_rolls or not any(r["kind"] == "roll" for r in rulings):
+            return
+        face = self.auto_rolls[self._auto_next % len(self.auto_rolls)]
+        self._auto_next += 1
+
+        def roll() -> None:
+            try:
+                self.roll(face)
+            except InputError as e:  # the table moved on meanwhile: say so, carry on
+                self.bus.publish("error", {"message": f"demo roll {face}: {e}"})
+        timer = threading.Timer(AUTO_ROLL_DELAY_S, roll)
+        timer.daemon = True
+        timer.start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, Mapping
 
@@ -13,6 +14,15 @@ from vision.live.session import SessionRecorder
 from vision.live.sources import FrameSource, open_source
 
 DEMO_FOOTAGE = os.path.join(os.path.dirname(__file__), "demo", "footage")
+
+
+def demo_rolls() -> list[str]:
+    """The die faces the footage's script rolled, in order (the demo enters them)."""
+    try:
+        with open(os.path.join(DEMO_FOOTAGE, "script.json"), encoding="utf-8") as f:
+            return [face for turn in json.load(f)["turns"] for face in turn["rolls"]]
+    except (OSError, ValueError, KeyError):
+        return []
 
 
 def real_detector() -> Any:
@@ -54,6 +64,8 @@ def build_service(config: Mapping[str, Any], store: Store, bus: EventBus) -> Liv
     def on_lap() -> None:  # the demo footage starts again: so does its game
         service.new_game(service.game["kind"], service.game["players"], shadow)
 
+    if config.get("LIVE_DEMO"):
+        service.auto_rolls = demo_rolls()
     source = frame_source(config, on_status, on_lap)
     if source is not None:
         realtime = bool(config.get("LIVE_REALTIME", True))  # else every frame is read in turn (tests)

@@ -87,3 +87,15 @@ def test_a_lost_camera_is_reopened_with_growing_waits():
 def test_a_camera_index_that_does_not_open_is_refused():
     with pytest.raises(SourceError, match="cannot open camera 7"):
         open_source("7")
+
+
+def test_a_playlist_repeats_still_pictures(tmp_path):
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), np.full((32, 32, 3), 100 * i, np.uint8))
+    (tmp_path / "playlist.json").write_text('{"fps": 5, "frames": [{"file": "1.png", "repeat": 3}, {"file": "0.png"}]}')
+    src = open_source(str(tmp_path))
+    assert src.fps == 5
+    assert [int(src.read()[0, 0, 0]) for _ in range(4)] == [100, 100, 100, 0] and src.read() is None
+    (tmp_path / "playlist.json").write_text('{"frames": 3}')
+    with pytest.raises(SourceError, match="not a usable playlist"):
+        open_source(str(tmp_path))

@@ -12,6 +12,7 @@ back-off without losing the game.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -107,27 +108,50 @@ class CaptureSource:
 
 
 class FolderSource:
-    """The pictures of a folder in name order, one frame each."""
+    """The pictures of a folder in name order, one frame each.
+
+    A `playlist.json` in the folder ({"fps": 10, "frames": [{"file": "a.jpg", "repeat": 40}]})
+    gives the order and how many frames each picture stands for (footage whose still
+    stretches are stored once).
+    """
 
     def __init__(self, folder: str, fps: float = FOLDER_FPS):
         self.name = folder
         self.fps = fps
         self.live = False
-        self._files = sorted(os.path.join(folder, f) for f in os.listdir(folder)
-                             if f.lower().endswith(PICTURE_SUFFIXES))
-        if not self._files:
+        self.entries = self._entries(folder)
+        if not self.entries:
             raise SourceError(f"folder {folder!r} holds no pictures ({', '.join(PICTURE_SUFFIXES)})")
-        self._next = 0
+        self.index = -1  # entry of the last frame read
+        self._left = 0
+        self._cached: tuple[str, np.ndarray] | None = None
+
+    def _entries(self, folder: str) -> list[dict]:
+        playlist = os.path.join(folder, "playlist.json")
+        if not os.path.exists(playlist):
+            return [{"file": f, "repeat": 1} for f in sorted(os.listdir(folder)) if f.lower().endswith(PICTURE_SUFFIXES)]
+        try:
+            with open(playlist, encoding="utf-8") as f:
+                data = json.load(f)
+            self.fps = float(data.get("fps", self.fps))
+            return [{"repeat": 1, **e} for e in data["frames"] if isinstance(e.get("file"), str)]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise SourceError(f"{playlist}: not a usable playlist ({e})") from None
 
     def read(self) -> np.ndarray | None:
-        if self._next >= len(self._files):
-            return None
-        path = self._files[self._next]
-        self._next += 1
-        return check_frame(cv2.imread(path, cv2.IMREAD_COLOR), os.path.basename(path))
+        while self._left <= 0:
+            if self.index + 1 >= len(self.entries):
+                return None
+            self.index += 1
+            self._left = int(self.entries[self.index]["repeat"])
+        self._left -= 1
+        path = os.path.join(self.name, self.entries[self.index]["file"])
+        if self._cached is None or self._cached[0] != path:
+            self._cached = (path, check_frame(cv2.imread(path, cv2.IMREAD_COLOR), os.path.basename(path)))
+        return self._cached[1]
 
     def close(self) -> None:
-        self._next = len(self._files)
+        self.index, self._left = len(self.entries), 0
 
 
 class Looping:

@@ -1,0 +1,140 @@
+"""Render the bundled demo footage: a few WarpShips turns seen by the overhead camera.
+
+    python -m server.demo.make_footage [--out server/demo/footage] [--turns 4]
+
+The turns are real: each move is the WarpShips advisor's best legal launch or fly
+(`referee.warpships.advisor.advise`), its shot is resolved with seeded die rolls, and the
+teleported ships are taken off the table. Every frame is drawn by the project's renderer:
+a hand comes in from the edge, lifts and carries the ship, leaves; the still table is
+held for a few seconds. Still frames repeat one picture (`playlist.json` says how often),
+so the footage stays small; `script.json` records the turns and the rolls, which the demo
+enters on the dashboard's die when the referee asks for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from dataclasses import replace
+from typing import Any
+
+import cv2
+
+from domain import Piece, Pose, TableState
+from referee.warpships.advisor import advise
+from referee.warpships.odds import resolve_shot, roller
+from referee.warpships.game import teleport
+from referee.warpships.setup import setup_table
+from vision.render import Carried, Hand, render, scene_from_pieces
+
+OUT = os.path.join(os.path.dirname(__file__), "footage")
+FPS = 10.0
+SETUP_SEED = 3  # which of the rules' random set-ups
+SCENE_SEED = 11  # light, camera, surface
+ROLL_SEED = 5  # the die
+# Frames the still table is held: long enough for the pipeline to read it, rule, and for
+# the demo's die roll to come in before the next hand appears (4 s at 10 fps).
+HOLD_FRAMES = 40
+APPROACH, CARRY, LEAVE = 3, 3, 2  # rendered frames of each phase of a hand's visit
+PALM_HEIGHT_MM = 110.0
+CARRY_HEIGHT_MM = 45.0
+EDGE_Y_MM = 640.0  # where the arm comes from: beyond the bottom of the picture
+JPEG_QUALITY = 78
+
+
+def _lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[float, float]:
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+
+
+def _hand(at: tuple[float, float]) -> Hand:
+    """A hand whose fingers reach up the picture to `at`, its arm coming from the bottom edge."""
+    return Hand((at[0], at[1] + 45.0, PALM_HEIGHT_MM), direction_deg=270.0)
+
+
+def _ship_at(p: Piece, pos: tuple[float, float]) -> Piece:
+    """`p` lying flat with its footprint's middle moved to `pos` (for carrying it)."""
+    if p.pose is Pose.UPRIGHT:
+        p = Piece.flat(p.id, p.color, p.size, p.center, 270.0)
+    mid = _lerp(p.tail, p.nose, 0.5)
+    return Piece.flat(p.id, p.color, p.size, (p.tail[0] + pos[0] - mid[0], p.tail[1] + pos[1] - mid[1]),
+                      p.heading)
+
+
+def _where(p: Piece) -> tuple[float, float]:
+    return p.center if p.pose is Pose.UPRIGHT else _lerp(p.tail, p.nose, 0.5)
+
+
+class Footage:
+    def __init__(self, out: str, base):
+        self.out, self.base = out, base
+        self.playlist: list[dict[str, Any]] = []
+        os.makedirs(os.path.join(out, "frames"), exist_ok=True)
+
+    def frame(self, pieces, occluders=(), carried=(), repeat: int = 1, hand: bool = False) -> None:
+        spec = replace(self.base, pieces=tuple(pieces), occluders=tuple(occluders), carried=tuple(carried))
+        name = f"frames/{len(self.playlist) + 1:04d}.jpg"
+        cv2.imwrite(os.path.join(self.out, name), render(spec).image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        self.playlist.append({"file": name, "repeat": repeat, "hand": hand})
+        print(f"  {name} ×{repeat}{' (hand)' if hand else ''}", file=sys.stderr, flush=True)
+
+    def visit(self, table: TableState, during: TableState, after: TableState, ship: Piece,
+              start: tuple[float, float], end: tuple[float, float] | None) -> None:
+        """A hand comes to `start`, carries `ship` to `end` (None: off the table), leaves."""
+        gate = (start[0], EDGE_Y_MM)
+        for i in range(1, APPROACH + 1):
+            self.frame(table.pieces, [_hand(_lerp(gate, start, i / APPROACH))], hand=True)
+        stop = end or (start[0], EDGE_Y_MM - 40)
+        for i in range(1, CARRY + 1):
+            at = _lerp(start, stop, i / CARRY)
+            self.frame(during.pieces, [_hand(at)], [Carried(_ship_at(ship, at), CARRY_HEIGHT_MM)], hand=True)
+        for i in range(1, LEAVE + 1):
+            self.frame(after.pieces, [_hand(_lerp(stop, (stop[0], EDGE_Y_MM), i / LEAVE))], hand=True)
+        self.frame(after.pieces, repeat=HOLD_FRAMES)
+
+
+def make(out: str = OUT, turns: int = 4) -> dict[str, Any]:
+    table = setup_table(SETUP_SEED)
+    footage = Footage(out, scene_from_pieces((), seed=SCENE_SEED))
+    rng = random.Random(ROLL_SEED)
+    footage.frame(table.pieces, repeat=HOLD_FRAMES)
+    script: list[dict[str, Any]] = []
+    for _ in range(turns):
+        best = advise(table, top=1)
+        if not best:
+            break
+        move = best[0]
+        mover, landed = table.piece(move.ship), move.after.piece(move.new_id)
+        during = move.after.without(move.new_id)
+        footage.visit(table, during, move.after, landed, _where(mover), _where(landed))
+        shot = resolve_shot(move.after, move.new_id, roller(None, rng))
+        rolls = [s.face for s in shot.steps]
+        script.append({"kind": move.kind, "ship": move.ship, "landed": landed.to_dict(), "rolls": rolls,
+                       "shot": shot.notation(), "teleported": list(shot.teleported)})
+        table = move.after
+        for pid in shot.teleported:  # the players take each teleported ship off the table
+            gone = table.piece(pid)
+            left = teleport(table, [pid])
+            footage.visit(table, left, left, gone, _where(gone), None)
+            table = left
+    with open(os.path.join(out, "playlist.json"), "w", encoding="utf-8") as f:
+        json.dump({"fps": FPS, "frames": footage.playlist}, f, indent=1)
+    with open(os.path.join(out, "script.json"), "w", encoding="utf-8") as f:
+        json.dump({"setup_seed": SETUP_SEED, "scene_seed": SCENE_SEED, "turns": script}, f, indent=1)
+    return {"frames": len(footage.playlist), "turns": script}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=OUT)
+    ap.add_argument("--turns", type=int, default=4)
+    args = ap.parse_args(argv)
+    done = make(args.out, args.turns)
+    print(f"{done['frames']} pictures, {len(done['turns'])} turns → {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

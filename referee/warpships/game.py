@@ -174,7 +174,12 @@ class WarpShipsGame:
             if t.get("player") != game.to_move:
                 raise GameError(f"turn {i}: the record says {t.get('player')!r} moved, but it was "
                                 f"{game.to_move}'s turn")
-            game = game.apply(TableState.from_dict(t["after"]), rolls=t["rolls"])
+            try:
+                game = game.apply(TableState.from_dict(t["after"]), rolls=t["rolls"])
+            except (KeyError, TypeError) as e:
+                raise GameError(f"turn {i}: malformed record entry ({e})") from None
+            except InputError as e:
+                raise GameError(f"turn {i}: {e}") from None
             if [list(s) for s in game.history[-1].gained] != t.get("gained", []):
                 raise GameError(f"turn {i}: the record's gains {t.get('gained')} differ from the replay's")
         want = record.get("colonies")

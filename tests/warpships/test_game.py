@@ -154,7 +154,10 @@ def test_a_played_game_saves_loads_and_replays_to_the_same_colonies(tmp_path):
     assert again.colonies == game.colonies and again.table.to_dict() == game.table.to_dict()
     assert [t.notation() for t in again.history] == [t.notation() for t in game.history]
     record = json.loads(path.read_text())
-    turn = next(t for t in record["turns"] if t["rolls"])
-    turn["rolls"][0] = "M" if turn["rolls"][0] != "M" else "L"
-    with pytest.raises(GameError):
+    turn = next(t for t in record["turns"] if t["gained"])
+    turn["gained"] = turn["gained"][1:]
+    with pytest.raises(GameError, match="gains"):
+        WarpShipsGame.replay(record)
+    turn["rolls"] = []
+    with pytest.raises(GameError, match="needs roll number 1"):
         WarpShipsGame.replay(record)

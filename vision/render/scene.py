@@ -1,0 +1,174 @@
+"""What a rendered frame shows: the scene description and its ground truth.
+
+A `SceneSpec` is a frozen, hashable description of one frame: the pieces on the table,
+coins, hands above the table, pieces being carried, the table surface, the lamps, the
+camera and the sensor. `dataclasses.replace(spec, pieces=...)` gives the next frame of a
+clip with the same table, light and camera.
+
+>>> spec = scene_from_pieces([Piece.upright("a", "red", "large", (300, 250), 10)])
+>>> spec.truth().pieces[0].stack
+(<Size.LARGE: 'large'>,)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Sequence
+
+from calibration.camera import CameraView, Intrinsics
+from calibration.markers import MarkerLayout
+from domain import Coin, Piece, Pose, Size, TableState
+
+IMAGE_SIZE = (1280, 960)
+Vec3 = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class Lamp:
+    """A round area lamp facing the table: position (x, y, height) mm, disc radius mm,
+    intensity (irradiance on the table straight below at 1 m, relative) and colour
+    temperature, kelvin."""
+
+    position: Vec3
+    radius: float = 60.0
+    intensity: float = 1.0
+    kelvin: float = 4000.0
+
+
+@dataclass(frozen=True)
+class CameraSpec:
+    """Where the camera is and what lens it has.
+
+    eye/target: table (x, y, height) mm; fov_deg: horizontal field of view; roll_deg turns
+    the picture about the optical axis; k1, k2: radial distortion; principal point offset
+    (dcx, dcy) px from the picture centre.
+    """
+
+    eye: Vec3 = (380.0, 280.0, 950.0)
+    target: Vec3 = (380.0, 280.0, 0.0)
+    fov_deg: float = 62.0
+    roll_deg: float = 0.0
+    k1: float = 0.0
+    k2: float = 0.0
+    dcx: float = 0.0
+    dcy: float = 0.0
+
+    def intrinsics(self) -> Intrinsics:
+        w, h = IMAGE_SIZE
+        f = (w / 2) / math.tan(math.radians(self.fov_deg) / 2)
+        return Intrinsics(w, h, f, f, (w - 1) / 2 + self.dcx, (h - 1) / 2 + self.dcy,
+                          (self.k1, self.k2, 0.0, 0.0, 0.0))
+
+    def view(self) -> CameraView:
+        r = math.radians(self.roll_deg)
+        # the up hint (table direction towards the top of the picture), turned by the roll
+        up = (math.sin(r), -math.cos(r), 0.0)
+        return CameraView.from_look_at(self.intrinsics(), self.eye, self.target, up_hint=up)
+
+
+@dataclass(frozen=True)
+class Sensor:
+    """What the camera does to the light: exposure, white balance, optics and noise.
+
+    wb_error: multiplicative gains (r, g, b) left over after the camera's white balance
+    (1, 1, 1 = perfect); vignette: relative darkening at the picture corners; blur_px:
+    Gaussian defocus sigma; shot_noise: relative noise at full scale (photon noise grows
+    as the square root of the signal); read_noise: in 8-bit levels; jpeg_quality: 1-100.
+    """
+
+    exposure: float = 1.0
+    wb_error: Vec3 = (1.0, 1.0, 1.0)
+    vignette: float = 0.25
+    blur_px: float = 0.0
+    shot_noise: float = 0.012
+    read_noise: float = 1.2
+    jpeg_quality: int = 90
+    noise_seed: int = 0
+
+
+@dataclass(frozen=True)
+class Surface:
+    """The table top: kind is "wood", "cloth" or "felt"; tint scales the base colour;
+    scale stretches the pattern; seed picks the pattern."""
+
+    kind: str = "wood"
+    seed: int = 0
+    tint: Vec3 = (1.0, 1.0, 1.0)
+    scale: float = 1.0
+    angle_deg: float = 0.0
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A hand (and its forearm) held above the table.
+
+    palm: centre of the palm (x, y, height) mm; direction_deg: where the fingers point on
+    the table (the forearm comes from the opposite side, rising towards the picture's
+    edge); scale: 1 = an adult hand (palm ~85 mm wide); spread_deg: finger fan; skin:
+    linear RGB albedo.
+    """
+
+    palm: Vec3
+    direction_deg: float = 90.0
+    scale: float = 1.0
+    spread_deg: float = 12.0
+    curl: float = 0.3
+    skin: Vec3 = (0.55, 0.36, 0.27)
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A piece lifted off the table (held or moving): drawn `height` mm above where its
+    pose puts it, tilted by `tilt_deg` about its own centre. Not part of the ground truth."""
+
+    piece: Piece
+    height: float = 60.0
+    tilt_deg: float = 0.0
+
+
+@dataclass(frozen=True)
+class SceneSpec:
+    """One frame. Upright pieces with a `stack` are drawn as a nest (all sizes nested)."""
+
+    pieces: tuple[Piece, ...] = ()
+    coins: tuple[Coin, ...] = ()
+    occluders: tuple[Hand, ...] = ()
+    carried: tuple[Carried, ...] = ()
+    surface: Surface = Surface()
+    lamps: tuple[Lamp, ...] = (Lamp((250.0, 150.0, 1100.0)), Lamp((600.0, 450.0, 1000.0), intensity=0.5))
+    ambient: float = 0.25
+    ambient_kelvin: float = 6000.0
+    camera: CameraSpec = CameraSpec()
+    sensor: Sensor = Sensor()
+    layout: MarkerLayout = field(default_factory=MarkerLayout.default)
+    paper_mm: float = 85.0
+    seed: int = 0
+
+    def truth(self) -> TableState:
+        """The table state a perfect detector reports: nests once (outermost, with stack)."""
+        return TableState(tuple(_as_reported(p) for p in self.pieces), tuple(self.coins))
+
+    def view(self) -> CameraView:
+        return self.camera.view()
+
+
+def _as_reported(p: Piece) -> Piece:
+    if p.pose is Pose.UPRIGHT and not p.stack:
+        return replace(p, stack=(p.size,))
+    return replace(p, confidence=1.0)
+
+
+def nest_sizes(p: Piece) -> tuple[Size, ...]:
+    """Sizes drawn for a piece, outermost first (an upright nest draws every size)."""
+    return p.stack if (p.pose is Pose.UPRIGHT and p.stack) else (p.size,)
+
+
+def scene_from_pieces(pieces: Iterable[Piece], coins: Sequence[Coin] = (), *, seed: int = 0,
+                      **changes) -> SceneSpec:
+    """A scene with exactly these pieces (and coins); light, camera and surface follow
+    `seed` like `random_scene`, and `changes` override any SceneSpec field."""
+    from vision.render.generate import random_setting
+
+    base = random_setting(seed)
+    return replace(base, pieces=tuple(pieces), coins=tuple(coins), **changes)

@@ -1,0 +1,181 @@
+"""Procedural table tops and the printed marker sheets, evaluated at table points.
+
+Every pattern is a function of table (x, y) mm, so it stays put from frame to frame and
+can be sampled at any set of points (one per pixel, or several per pixel near edges).
+Noise octaves are small random grids looked up with cv2.remap (bicubic, wrapping);
+octaves finer than the pixel footprint are faded out (band-limited, so no moiré).
+Albedos are linear RGB.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import cv2
+import numpy as np
+
+from calibration.markers import MarkerLayout
+from vision.render.scene import Surface
+
+GRID = 256                 # noise grid side, cells (wraps)
+INK_ALBEDO = 0.035         # laser-printer black on paper, linear
+PAPER_ALBEDO = 0.78        # office paper, linear
+
+
+@functools.lru_cache(maxsize=64)
+def _grid(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).random((GRID, GRID), dtype=np.float32)
+
+
+REMAP_ROW = 1024            # cv2.remap wants maps under 32767 rows: fold point lists into rows
+
+
+def lookup(img: np.ndarray, mx: np.ndarray, my: np.ndarray, interp: int, border: int) -> np.ndarray:
+    """cv2.remap of a one-channel image at arbitrary points (flat coordinate arrays) -> flat values."""
+    n = len(mx)
+    if n == 0:
+        return np.zeros(0, img.dtype)
+    rows = -(-n // REMAP_ROW)
+    pad = rows * REMAP_ROW - n
+    fx = np.pad(mx.astype(np.float32).ravel(), (0, pad)).reshape(rows, REMAP_ROW)
+    fy = np.pad(my.astype(np.float32).ravel(), (0, pad)).reshape(rows, REMAP_ROW)
+    out = cv2.remap(img, fx, fy, interp, borderMode=border, borderValue=0)
+    return out.reshape(-1)[:n]
+
+
+def noise(xy: np.ndarray, scale_mm: float, seed: int, footprint: np.ndarray | float = 0.0,
+          stretch: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
+    """Smooth value noise in [-0.5, 0.5] with features of `scale_mm`, faded where a pixel
+    covers more than half a feature (band limit)."""
+    mx = xy[:, 0] / (scale_mm * stretch[0])
+    my = xy[:, 1] / (scale_mm * stretch[1])
+    v = lookup(_grid(seed), mx, my, cv2.INTER_CUBIC, cv2.BORDER_WRAP) - 0.5
+    fade = np.clip(1.5 - 2.0 * np.asarray(footprint) / (scale_mm * min(stretch)), 0.0, 1.0)
+    return v * fade
+
+
+def fbm(xy: np.ndarray, scale_mm: float, seed: int, octaves: int = 4, footprint=0.0,
+        stretch=(1.0, 1.0)) -> np.ndarray:
+    """Fractal noise: octaves at scale, scale/2.17, ... with halving amplitude (≈ [-0.5, 0.5])."""
+    total, amp, s = 0.0, 1.0, scale_mm
+    norm = 0.0
+    for k in range(octaves):
+        total = total + amp * noise(xy, s, seed * 31 + k, footprint, stretch)
+        norm += amp
+        amp *= 0.5
+        s /= 2.17
+    return total / norm * 1.6
+
+
+def _rotate(xy: np.ndarray, deg: float) -> np.ndarray:
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    return np.column_stack([c * xy[:, 0] + s * xy[:, 1], -s * xy[:, 0] + c * xy[:, 1]])
+
+
+WOODS = {  # linear RGB of the light (early) wood; late-wood bands are darker and redder
+    "oak": (0.42, 0.25, 0.11), "walnut": (0.16, 0.08, 0.035), "pine": (0.58, 0.38, 0.17),
+    "cherry": (0.33, 0.13, 0.055), "birch": (0.62, 0.46, 0.28),
+}
+
+
+def _wood(s: Surface, xy: np.ndarray, fp) -> np.ndarray:
+    rng = np.random.default_rng(s.seed)
+    base = np.array(list(WOODS.values())[s.seed % len(WOODS)]) * np.array(s.tint)
+    plank_w = rng.uniform(90, 180) * s.scale
+    uv = _rotate(xy, s.angle_deg)
+    plank = np.floor(uv[:, 1] / plank_w)
+    # each plank: its own shade, grain offset and butt joints along its length
+    shade = 1.0 + 0.35 * noise(np.column_stack([plank * 7.3, plank * 3.1]), 1.0, s.seed + 5)
+    along = uv[:, 0] + plank * 397.0
+    across = uv[:, 1] - plank * plank_w
+    warp = fbm(np.column_stack([along, across]), 60 * s.scale, s.seed + 1, 3, fp, (6.0, 1.0))
+    rings = np.sin((across + 18 * warp + plank * 13.0) * (2 * math.pi / (3.2 * s.scale)))
+    ring_fade = np.clip(1.5 - 2.0 * np.asarray(fp) / (1.6 * s.scale), 0, 1)
+    late = np.clip(0.5 + 0.5 * rings * ring_fade, 0, 1) ** 2.5
+    fibre = noise(np.column_stack([along, across]), 0.6 * s.scale, s.seed + 2, fp, (12.0, 1.0))
+    mottle = fbm(xy, 140.0, s.seed + 3, 3, fp)
+    lum = shade * (1.0 - 0.38 * late + 0.25 * fibre + 0.25 * mottle)
+    col = base[None, :] * lum[:, None]
+    col = col * (1.0 - 0.25 * late[:, None] * np.array([0.0, 0.25, 0.45]))  # late wood redder
+    seam = np.abs(across - plank_w / 2) > plank_w / 2 - 0.6
+    col[seam] *= 0.35
+    return col
+
+
+def _cloth(s: Surface, xy: np.ndarray, fp) -> np.ndarray:
+    rng = np.random.default_rng(s.seed)
+    grey = rng.uniform(0.10, 0.32)
+    base = np.array([grey, grey * rng.uniform(0.97, 1.03), grey * rng.uniform(0.97, 1.1)]) * np.array(s.tint)
+    uv = _rotate(xy, s.angle_deg)
+    pitch = rng.uniform(0.8, 1.6) * s.scale
+    weave_fade = np.clip(1.5 - 2.0 * np.asarray(fp) / pitch, 0, 1)
+    weave = np.sin(uv[:, 0] * 2 * math.pi / pitch) * np.sin(uv[:, 1] * 2 * math.pi / pitch)
+    threads = noise(uv, pitch * 0.9, s.seed + 2, fp, (8.0, 1.0)) + noise(uv, pitch * 0.9, s.seed + 4, fp, (1.0, 8.0))
+    fuzz = fbm(xy, 4.0, s.seed + 1, 3, fp)
+    mottle = fbm(xy, 180.0, s.seed + 3, 3, fp)
+    lum = 1.0 + 0.12 * weave * weave_fade + 0.25 * threads + 0.25 * fuzz + 0.3 * mottle
+    return base[None, :] * lum[:, None]
+
+
+def _felt(s: Surface, xy: np.ndarray, fp) -> np.ndarray:
+    rng = np.random.default_rng(s.seed)
+    base = np.array([rng.uniform(0.01, 0.04), rng.uniform(0.12, 0.24), rng.uniform(0.04, 0.09)]) * np.array(s.tint)
+    fuzz = fbm(xy, 1.5 * s.scale, s.seed + 1, 3, fp)
+    mottle = fbm(xy, 90.0, s.seed + 3, 4, fp)
+    lum = 1.0 + 0.35 * fuzz + 0.35 * mottle
+    return base[None, :] * lum[:, None]
+
+
+SURFACES = {"wood": _wood, "cloth": _cloth, "felt": _felt}
+GLOSS = {"wood": 0.05, "cloth": 0.0, "felt": 0.0}   # varnish reflectance at normal incidence
+
+
+def table_albedo(surface: Surface, xy: np.ndarray, footprint) -> np.ndarray:
+    """Albedo (N×3) of the bare table at table points xy (N×2); footprint: pixel size, mm."""
+    try:
+        fn = SURFACES[surface.kind]
+    except KeyError:
+        raise ValueError(f"unknown surface {surface.kind!r} (one of: {', '.join(SURFACES)})") from None
+    return np.clip(fn(surface, xy, footprint), 0.0, 1.0)
+
+
+TEXELS_PER_MM = 6.0
+
+
+@functools.lru_cache(maxsize=64)
+def _marker_texture(dictionary: str, marker_id: int, size_mm: float) -> np.ndarray:
+    """The printed black square of one marker: 1 = ink, 0 = paper, TEXELS_PER_MM texels a mm."""
+    aruco = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+    side = int(round(size_mm * TEXELS_PER_MM / 6)) * 6
+    img = cv2.aruco.generateImageMarker(aruco, marker_id, side, borderBits=1)
+    return (1.0 - img.astype(np.float32) / 255.0)
+
+
+def paper(layout: MarkerLayout, paper_mm: float, xy: np.ndarray, footprint, seed: int = 0
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Marker sheets: (coverage 0..1 of the paper, albedo N×3 where covered)."""
+    cover = np.zeros(len(xy))
+    ink = np.zeros(len(xy))
+    fp = np.broadcast_to(np.asarray(footprint, float), (len(xy),))
+    for m in layout.markers:
+        dx, dy = xy[:, 0] - m.center[0], xy[:, 1] - m.center[1]
+        half = paper_mm / 2
+        near = (np.abs(dx) < half + 2) & (np.abs(dy) < half + 2)
+        if not near.any():
+            continue
+        # paper edge: coverage ramps over one pixel (anti-aliased)
+        edge = half - np.maximum(np.abs(dx[near]), np.abs(dy[near]))
+        cover[near] = np.maximum(cover[near], np.clip(0.5 + edge / np.maximum(fp[near], 1e-3), 0, 1))
+        tex = _marker_texture(layout.dictionary, m.id, m.size)
+        # box-filter the print to the pixel footprint before the bilinear lookup
+        sigma = max(float(np.median(fp[near])) * TEXELS_PER_MM * 0.45, 0.3)
+        tex_f = cv2.GaussianBlur(tex, (0, 0), sigma)
+        scale = tex.shape[0] / m.size
+        mx = (dx[near] + m.size / 2) * scale - 0.5
+        my = (dy[near] + m.size / 2) * scale - 0.5
+        ink[near] = lookup(tex_f, mx, my, cv2.INTER_LINEAR, cv2.BORDER_CONSTANT)
+    grain = 1.0 + 0.03 * fbm(xy, 3.0, seed + 11, 2, footprint)
+    white = PAPER_ALBEDO * grain[:, None] * np.array([1.0, 0.99, 0.965])
+    albedo = white * (1 - ink[:, None]) + INK_ALBEDO * ink[:, None]
+    return cover, albedo

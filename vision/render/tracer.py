@@ -1,0 +1,380 @@
+"""Ray casting: what each camera ray sees, in linear RGB radiance.
+
+A ray ends on the first opaque thing (table, coin, hand, black/white piece). On its way it
+may cross translucent pyramid walls: each crossing reflects a little of the room and the
+lamps (Fresnel) and tints what lies behind by Beer-Lambert absorption over the path
+length inside the plastic. Walls are composited front to back per ray with a sort, so
+nests and overlapping pieces work. Light reaching a surface is traced towards jittered
+points on each lamp disc: the same walls tint the shadows, opaque things block them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraView
+from vision.render import surfaces
+from vision.render.materials import F0_PLASTIC, IOR_PLASTIC, schlick
+from vision.render.shapes import WALL_MM
+from vision.render.world import Light, Shell, Solid, World
+
+SHADOW_SAMPLES = 8          # lamp points per surface point (per-point jittered disc)
+AO_REACH_MM = 3.0           # contact darkening falls off over this distance from a base
+AO_STRENGTH = {True: 0.35, False: 0.6}   # translucent / opaque occluder
+TABLE_ID, SOLID_ID, SHELL_ID = 0, 1, 100000
+SHININESS = {"table": 40.0, "plastic": 300.0, "metal": 60.0, "skin": 12.0}   # Blinn-Phong exponents
+F0_SKIN = 0.028
+PLASTIC_ROUGHNESS = 0.03   # rad: spread of a glint on moulded plastic
+
+
+UNDISTORT_STEP = 8          # px between exactly undistorted grid points; bilinear in between
+
+
+@dataclass(frozen=True)
+class Pixels:
+    """Where rays go through the picture (u, v), as a full raster (grid = (h, w)) or a list."""
+
+    u: np.ndarray
+    v: np.ndarray
+    grid: tuple[int, int] | None = None
+
+    def select(self, box) -> np.ndarray:
+        """Indices of the rays inside a pixel box (u0, u1, v0, v1)."""
+        if self.grid is None:
+            return np.flatnonzero((self.u >= box[0]) & (self.u <= box[1]) & (self.v >= box[2]) & (self.v <= box[3]))
+        h, w = self.grid
+        u0, u1 = max(math.ceil(box[0]), 0), min(math.floor(box[1]), w - 1)
+        v0, v1 = max(math.ceil(box[2]), 0), min(math.floor(box[3]), h - 1)
+        if u0 > u1 or v0 > v1:
+            return np.zeros(0, dtype=np.int64)
+        return (np.arange(v0, v1 + 1)[:, None] * w + np.arange(u0, u1 + 1)[None, :]).ravel()
+
+
+def _normalised(view: CameraView, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Undistorted normalised image coordinates of pixels: exact on a coarse grid,
+    bilinear in between (lens distortion is smooth: error far below 0.01 px)."""
+    K = view.intrinsics
+    if not any(K.dist):
+        return np.column_stack([(u - K.cx) / K.fx, (v - K.cy) / K.fy])
+    s = UNDISTORT_STEP
+    gu = np.arange(-2 * s, K.width + 3 * s, s, dtype=np.float64)
+    gv = np.arange(-2 * s, K.height + 3 * s, s, dtype=np.float64)
+    mesh = np.stack(np.meshgrid(gu, gv), axis=-1).reshape(-1, 2)
+    table = view.undistort_pixels(mesh).reshape(len(gv), len(gu), 2)
+    fu, fv = (u - gu[0]) / s, (v - gv[0]) / s
+    iu = np.clip(np.floor(fu).astype(int), 0, len(gu) - 2)
+    iv = np.clip(np.floor(fv).astype(int), 0, len(gv) - 2)
+    au, av = (fu - iu)[:, None], (fv - iv)[:, None]
+    return ((1 - av) * ((1 - au) * table[iv, iu] + au * table[iv, iu + 1])
+            + av * ((1 - au) * table[iv + 1, iu] + au * table[iv + 1, iu + 1]))
+
+
+def camera_rays(view: CameraView, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """World origins and unit directions (z up) of the rays through pixels (u, v)."""
+    rays = _normalised(view, u, v)
+    R = view.rotation
+    d = np.column_stack([rays, np.ones(len(rays))]) @ R     # = (R.T @ ray.T).T
+    d[:, 2] = -d[:, 2]                                      # camera frame z is -height
+    d /= np.linalg.norm(d, axis=1, keepdims=True)
+    o = np.broadcast_to(view.position, d.shape)
+    return np.ascontiguousarray(o), d
+
+
+def pixel_box(view: CameraView, pts: np.ndarray, pad: float = 2.0) -> tuple[float, float, float, float]:
+    px = view.project(pts)
+    return px[:, 0].min() - pad, px[:, 0].max() + pad, px[:, 1].min() - pad, px[:, 1].max() + pad
+
+
+def _shadow_points(obj_vertices: np.ndarray, light: Light) -> np.ndarray:
+    """The object's vertices and their shadows on the table from the lamp's rim."""
+    out = [obj_vertices]
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        L = light.position + light.radius * np.array([dx, dy, 0.0])
+        k = L[2] / np.maximum(L[2] - obj_vertices[:, 2], 1e-3)
+        out.append(L + (obj_vertices - L) * k[:, None])
+    return np.vstack(out)
+
+
+def shell_path(sh: Shell, o: np.ndarray, d: np.ndarray, t_max: np.ndarray | float):
+    """Plastic intervals of a ray through a shell, clipped to (0, t_max).
+
+    Returns (start1, end1, start2, end2, outer face at start1, cavity face at start2,
+    cavity hit?); empty intervals have end <= start.
+    """
+    a0, a1, fa, _ = sh.outer.hit(o, d)
+    b0, b1, _, fb = sh.cavity.hit(o, d)
+    a0c, a1c = np.maximum(a0, 0.0), np.minimum(a1, t_max)
+    cav = b0 < b1
+    e1 = np.where(cav, np.minimum(b0, a1c), a1c)
+    s2 = np.where(cav, np.maximum(b1, a0c), np.inf)
+    return a0c, e1, s2, a1c, fa, fb, cav
+
+
+def _refraction_scale(n: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Ratio of the refracted path through a thin wall to the straight one: cos θi / cos θt.
+
+    Rays are not bent (a thin wall only shifts them sideways), but the light inside the
+    plastic runs closer to the wall normal, so it crosses less plastic than a straight
+    line would at grazing angles.
+    """
+    cos_i = np.abs(np.einsum("ij,ij->i", n, d)) / np.linalg.norm(d, axis=1)
+    sin_t2 = (1 - cos_i ** 2) / IOR_PLASTIC ** 2
+    return cos_i / np.sqrt(1 - sin_t2)
+
+
+def wall_length(sh: Shell, d: np.ndarray, path) -> np.ndarray:
+    """Effective length (mm) of plastic a ray crosses in a shell, refraction-corrected."""
+    s1, e1, s2, e2, fa, fb, _ = path
+    scale = np.linalg.norm(d, axis=1)
+    first = np.clip(e1 - s1, 0, None) * scale * _refraction_scale(sh.outer.normals[fa], d)
+    second = np.clip(e2 - s2, 0, None) * scale * _refraction_scale(sh.cavity.normals[fb], d)
+    return first + second
+
+
+def environment(r: np.ndarray, world: World) -> np.ndarray:
+    """Radiance of the room in direction r (N×3): the lit table below, dim walls with a
+    brighter window on one side, a brighter ceiling overhead."""
+    up = np.clip(r[:, 2], -1, 1)[:, None]
+    az = np.arctan2(r[:, 1], r[:, 0])[:, None]
+    window = 1.0 + world.window * np.exp(-((np.angle(np.exp(1j * (az - world.window_azimuth)))) / 0.5) ** 2) \
+        * np.exp(-((up - 0.25) / 0.2) ** 2)
+    sky = world.ambient * (0.6 + 1.4 * up ** 2) * window
+    return np.where(up > 0, sky, world.floor)
+
+
+def _lamp_samples(light: Light, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n×S×3 points on the lamp disc: a Vogel spiral turned at random per surface point."""
+    s = np.arange(SHADOW_SAMPLES)
+    r = light.radius * np.sqrt((s + 0.5) / SHADOW_SAMPLES)
+    ang = s * 2.39996323 + rng.uniform(0, 2 * np.pi, (n, 1))
+    pts = np.empty((n, SHADOW_SAMPLES, 3))
+    pts[..., 0] = light.position[0] + r * np.cos(ang)
+    pts[..., 1] = light.position[1] + r * np.sin(ang)
+    pts[..., 2] = light.position[2]
+    return pts
+
+
+def _shadow_candidates(world: World, view: CameraView, light: Light, P: np.ndarray, pix: Pixels,
+                       self_k: np.ndarray, on_table: np.ndarray) -> list[tuple[object, np.ndarray]]:
+    """For each object, the points its shadow from this lamp may fall on."""
+    out = []
+    for k, obj in enumerate(list(world.shells) + list(world.solids)):
+        pts = _shadow_points(obj.vertices, light)
+        idx = pix.select(pixel_box(view, pts))
+        idx = idx[self_k[idx] != k + 1]  # a surface does not shadow itself
+        if len(idx) == 0:
+            continue
+        # on the table the shadow lies inside the hull of the object and its cast outline
+        hull = cv2.convexHull(pts[:, :2].astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        inside = _polygon_distance(hull, P[idx, :2]) <= 0.5
+        idx = idx[~on_table[idx] | inside]
+        if len(idx):
+            out.append((obj, idx))
+    return out
+
+
+def visibility(world: World, view: CameraView, light: Light, P: np.ndarray, n: np.ndarray, pix: Pixels,
+               rng: np.random.Generator, self_k: np.ndarray, on_table: np.ndarray) -> np.ndarray:
+    """Fraction (rgb) of the lamp each point sees through the walls and past opaque things."""
+    result = np.ones((len(P), 3))
+    cands = _shadow_candidates(world, view, light, P, pix, self_k, on_table)
+    if not cands:
+        return result
+    union = np.unique(np.concatenate([idx for _, idx in cands]))
+    V = np.ones((len(union), SHADOW_SAMPLES, 3))
+    lamp = _lamp_samples(light, len(union), rng)
+    for obj, idx in cands:
+        pos = np.searchsorted(union, idx)
+        o = np.repeat(P[idx] + n[idx] * 0.05, SHADOW_SAMPLES, axis=0)
+        d = (lamp[pos] - P[idx, None, :]).reshape(-1, 3)
+        if isinstance(obj, Shell):
+            length = wall_length(obj, d, shell_path(obj, o, d, 1.0))
+            crossings = np.where(length > 0, (1 - F0_PLASTIC) ** 2, 1.0)
+            T = np.exp(-length[:, None] * obj.plastic.sigma) * crossings[:, None]
+            V[pos] *= T.reshape(len(idx), SHADOW_SAMPLES, 3)
+        else:
+            t, _ = obj.hit(o, d)
+            blocked = (t < 1.0).reshape(len(idx), SHADOW_SAMPLES)
+            V[pos] *= np.where(blocked, 0.0, 1.0)[..., None]
+    result[union] = V.mean(axis=1)
+    return result
+
+
+def contact_occlusion(world: World, view: CameraView, P: np.ndarray, pix: Pixels,
+                      on_table: np.ndarray) -> np.ndarray:
+    """Ambient darkening of table points close to (or under) a piece or coin base."""
+    ao = np.ones(len(P))
+    feet = [(s.footprint, True) for s in world.shells if s.footprint is not None]
+    feet += [(s.footprint, False) for s in world.solids if s.footprint is not None]
+    for poly, translucent in feet:
+        lo, hi = poly.min(axis=0) - 4 * AO_REACH_MM, poly.max(axis=0) + 4 * AO_REACH_MM
+        idx = pix.select(pixel_box(view, np.array([[lo[0], lo[1]], [lo[0], hi[1]], [hi[0], lo[1]], [hi[0], hi[1]]])))
+        near = idx[on_table[idx]]
+        if len(near) == 0:
+            continue
+        dist = _polygon_distance(poly, P[near, :2])
+        ao[near] *= 1 - AO_STRENGTH[translucent] * np.exp(-np.maximum(dist, 0) / AO_REACH_MM)
+    return ao
+
+
+def _polygon_distance(poly: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Signed distance outside a convex polygon (negative inside; corners approximate)."""
+    c = poly.mean(axis=0)
+    best = np.full(len(q), -np.inf)
+    for a, b in zip(poly, np.roll(poly, -1, axis=0)):
+        e = b - a
+        nrm = np.array([e[1], -e[0]]) / np.hypot(*e)
+        if np.dot(nrm, c - a) > 0:
+            nrm = -nrm
+        best = np.maximum(best, (q - a) @ nrm)
+    return best
+
+
+def trace(world: World, view: CameraView, pix: Pixels, rng: np.random.Generator,
+          pixel_size: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Radiance (N×3) and an object id per ray (for finding edges to anti-alias).
+
+    pixel_size: the side of the picture area each ray stands for, px (textures are
+    band-limited to it).
+    """
+    o, d = camera_rays(view, pix.u, pix.v)
+    N = len(pix.u)
+    t_hit = np.where(d[:, 2] < 0, -o[:, 2] / np.minimum(d[:, 2], -1e-9), np.inf)
+    normal = np.tile([0.0, 0.0, 1.0], (N, 1))
+    hit_id = np.zeros(N, dtype=np.int64)
+    for k, obj in enumerate(world.solids):
+        idx = pix.select(pixel_box(view, obj.vertices))
+        if len(idx) == 0:
+            continue
+        t, nrm = obj.hit(o[idx], d[idx])
+        closer = t < t_hit[idx]
+        sel = idx[closer]
+        t_hit[sel], normal[sel], hit_id[sel] = t[closer], nrm[closer], SOLID_ID + k
+    P = o + d * t_hit[:, None]
+    # size of the ray's pixel on the surface it meets, mm (grows at grazing incidence)
+    footprint = t_hit * pixel_size / view.intrinsics.fx / np.sqrt(np.abs(np.einsum("ij,ij->i", d, normal)) + 1e-3)
+    rgb = shade(world, view, P, normal, -d, hit_id, pix, rng, footprint)
+    glass, T, front_id = _walls(world, view, o, d, t_hit, pix)
+    rgb = glass + T * rgb
+    hit_id = np.where(front_id >= 0, front_id, hit_id)
+    return rgb, hit_id
+
+
+def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
+    """Composite the translucent walls in front of each ray's end: (added light, transmittance, id)."""
+    N = len(o)
+    ev_ray, ev_t, ev_add, ev_T, ev_id = [], [], [], [], []
+    for k, sh in enumerate(world.shells):
+        idx = pix.select(pixel_box(view, sh.vertices))
+        if len(idx) == 0:
+            continue
+        s1, e1, s2, e2, fa, fb, cav = shell_path(sh, o[idx], d[idx], t_hit[idx])
+        for start, end, is_outer in ((s1, e1, True), (s2, e2, False)):
+            ok = end > start + 1e-6
+            if not ok.any():
+                continue
+            j = idx[ok]
+            # the surface normal facing the incoming ray
+            nrm = sh.outer.normals[fa[ok]] if is_outer else -sh.cavity.normals[fb[ok]]
+            cos = np.abs(np.einsum("ij,ij->i", nrm, d[j]))
+            F = schlick(cos, F0_PLASTIC)[:, 0]
+            length = (end[ok] - start[ok]) * _refraction_scale(nrm, d[j])
+            absorb = np.exp(-length[:, None] * sh.plastic.sigma)
+            refl = d[j] - 2 * (np.einsum("ij,ij->i", nrm, d[j]))[:, None] * nrm
+            add = F[:, None] * (environment(refl, world) + _highlights(world, start[ok], o[j], d[j], nrm, refl))
+            # back-scatter grows with the path through the plastic (one wall = `haze`)
+            haze = np.array(sh.plastic.haze) * np.minimum(length / WALL_MM, 3.0)[:, None]
+            add = add + (1 - F[:, None]) * haze * (world.ambient + sum(l.rgb for l in world.lights) * 0.5)
+            T = (1 - F[:, None]) ** 2 * absorb
+            ev_ray.append(j); ev_t.append(start[ok]); ev_add.append(add); ev_T.append(T)
+            ev_id.append(np.full(len(j), SHELL_ID + 16 * k) + (fa[ok] if is_outer else 8) + 5 * cav[ok])
+    glass = np.zeros((N, 3))
+    T_all = np.ones((N, 3))
+    front_id = np.full(N, -1, dtype=np.int64)
+    if not ev_ray:
+        return glass, T_all, front_id
+    ray = np.concatenate(ev_ray); t = np.concatenate(ev_t)
+    add = np.concatenate(ev_add); T = np.concatenate(ev_T); ids = np.concatenate(ev_id)
+    order = np.lexsort((t, ray))
+    ray, add, T, ids = ray[order], add[order], T[order], ids[order]
+    logT = np.log(np.maximum(T, 1e-12))
+    cs = np.cumsum(logT, axis=0)
+    first = np.r_[True, ray[1:] != ray[:-1]]
+    start_of_group = np.maximum.accumulate(np.where(first, np.arange(len(ray)), 0))
+    before = cs - logT - (cs - logT)[start_of_group]
+    contrib = np.exp(before) * add
+    for c in range(3):
+        glass[:, c] = np.bincount(ray, contrib[:, c], minlength=N)
+        T_all[:, c] = np.exp(np.bincount(ray, logT[:, c], minlength=N))
+    front_id[ray[first]] = ids[first]
+    return glass, T_all, front_id
+
+
+def _highlights(world: World, t, o, d, nrm, refl) -> np.ndarray:
+    """Glossy reflection of the lamps (a Phong lobe widened by each lamp's apparent size)."""
+    P = o + d * t[:, None]
+    out = np.zeros((len(P), 3))
+    for light in world.lights:
+        to_l = light.position - P
+        dist = np.linalg.norm(to_l, axis=1)
+        ldir = to_l / dist[:, None]
+        cosang = np.clip(np.einsum("ij,ij->i", refl, ldir), -1, 1)
+        ang = np.arccos(cosang)
+        # the lamp's angular radius blurred by the surface roughness; the lobe holds the
+        # lamp's whole irradiance, so a glint on a face is as bright as it should be
+        width = np.sqrt((light.radius / dist) ** 2 + PLASTIC_ROUGHNESS ** 2)
+        lobe = np.exp(-(ang / width) ** 2) / (np.pi * width ** 2)
+        out += lobe[:, None] * light.rgb * (1000.0 / dist[:, None]) ** 2
+    return out
+
+
+def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng, footprint) -> np.ndarray:
+    """Radiance leaving each opaque hit point towards the camera."""
+    N = len(P)
+    on_table = hit_id == TABLE_ID
+    albedo = np.zeros((N, 3))
+    f0 = np.full((N, 3), 0.0)
+    shin = np.full(N, SHININESS["table"])
+    tbl = np.flatnonzero(on_table)
+    cover, paper_albedo = surfaces.paper(world.spec.layout, world.spec.paper_mm, P[tbl, :2], footprint[tbl],
+                                         world.spec.surface.seed)
+    wood = surfaces.table_albedo(world.spec.surface, P[tbl, :2], footprint[tbl])
+    albedo[tbl] = wood * (1 - cover[:, None]) + paper_albedo * cover[:, None]
+    f0[tbl] = surfaces.GLOSS[world.spec.surface.kind] * (1 - cover[:, None]) + 0.01 * cover[:, None]
+    for k, s in enumerate(world.solids):
+        sel = hit_id == SOLID_ID + k
+        if not sel.any():
+            continue
+        shin[sel] = SHININESS[s.kind]
+        if s.kind == "metal":
+            f0[sel] = s.metal.f0
+        else:
+            albedo[sel] = s.albedo
+            f0[sel] = F0_PLASTIC if s.kind == "plastic" else F0_SKIN
+    # direct light with soft, tinted shadows
+    direct = np.zeros((N, 3))
+    spec = np.zeros((N, 3))
+    cos_v = np.clip(np.einsum("ij,ij->i", n, to_eye), 0, 1)
+    F = schlick(cos_v, f0)
+    # visibility() numbers shells first, then solids, from 1; a solid does not shadow itself
+    self_k = np.where(hit_id >= SOLID_ID, hit_id - SOLID_ID + len(world.shells) + 1, 0)
+    for light in world.lights:
+        to_l = light.position - P
+        dist = np.linalg.norm(to_l, axis=1)
+        ldir = to_l / dist[:, None]
+        cos_s = np.clip(np.einsum("ij,ij->i", n, ldir), 0, 1)
+        E = light.rgb * ((1000.0 / dist) ** 2 * cos_s * np.clip(ldir[:, 2], 0, 1))[:, None]
+        Vis = visibility(world, view, light, P, n, pix, rng, self_k, on_table)
+        direct += E * Vis
+        half = ldir + to_eye
+        half /= np.linalg.norm(half, axis=1, keepdims=True)
+        nh = np.clip(np.einsum("ij,ij->i", n, half), 0, 1)
+        spec += Vis * E * ((shin + 8) / (8 * math.pi) * nh ** shin)[:, None]
+    ao = contact_occlusion(world, view, P, pix, on_table)
+    refl = -to_eye + 2 * cos_v[:, None] * n
+    radiance = albedo * (1 - F) * (direct + world.ambient * ao[:, None]) + F * (spec + environment(refl, world) * ao[:, None])
+    return radiance

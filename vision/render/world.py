@@ -1,0 +1,152 @@
+"""A SceneSpec turned into solids, materials and lights the tracer can intersect."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.render import surfaces
+from vision.render.materials import COIN_THICKNESS, METALS, PLASTICS, Metal, Plastic, kelvin_rgb
+from vision.render.scene import Hand, SceneSpec, nest_sizes
+from vision.render.shapes import Capsule, Convex, Cylinder, shell
+
+# How far a nested inner piece may sit off the outer piece's centre / turn: the cavity of
+# the next size up leaves ~1.2 mm of play on each side.
+NEST_PLAY_MM = 0.8
+NEST_TURN_DEG = 4.0
+
+
+@dataclass(frozen=True)
+class Shell:
+    outer: Convex
+    cavity: Convex
+    plastic: Plastic
+    on_table: bool          # casts contact shadow / ambient occlusion
+    footprint: np.ndarray | None  # xy polygon on the table (for ambient occlusion)
+
+    @property
+    def vertices(self) -> np.ndarray:
+        return self.outer.vertices
+
+
+@dataclass(frozen=True)
+class Solid:
+    """An opaque object: shape with .hit(o, d) -> (t, normal), and how it looks."""
+
+    shape: object
+    kind: str                                   # "plastic" | "metal" | "skin"
+    albedo: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    metal: Metal | None = None
+    footprint: np.ndarray | None = None
+
+    @property
+    def vertices(self) -> np.ndarray:
+        return self.shape.vertices  # type: ignore[attr-defined]
+
+    def hit(self, o: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if isinstance(self.shape, Convex):
+            t_in, t_out, f_in, _ = self.shape.hit(o, d)
+            ok = (t_in < t_out) & (t_in > 0)
+            return np.where(ok, t_in, np.inf), self.shape.normals[f_in]
+        return self.shape.hit(o, d)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Light:
+    position: np.ndarray
+    radius: float
+    rgb: np.ndarray          # irradiance straight below at 1 m, per channel
+
+
+@dataclass(frozen=True)
+class World:
+    shells: list[Shell]
+    solids: list[Solid]
+    lights: list[Light]
+    ambient: np.ndarray      # rgb irradiance of the room
+    floor: np.ndarray        # rgb radiance of the table as seen in reflections
+    window: float            # how much brighter the room is towards the window
+    window_azimuth: float    # radians
+    spec: SceneSpec
+
+
+def _piece_objects(piece, rng: np.random.Generator, lift=0.0, tilt=0.0, on_table=True):
+    plastic = PLASTICS[piece.color]
+    fp = np.array(piece.footprint()) if on_table else None
+    out_shells, out_solids = [], []
+    for k, size in enumerate(nest_sizes(piece)):
+        off = rng.uniform(-NEST_PLAY_MM, NEST_PLAY_MM, 2) if k else np.zeros(2)
+        turn = rng.uniform(-NEST_TURN_DEG, NEST_TURN_DEG) if k else 0.0
+        outer, cavity = shell(piece, size, tuple(off), turn, lift, tilt)
+        if plastic.wall is None:
+            if k == 0:  # an opaque outer piece hides the rest of its nest
+                out_solids.append(Solid(outer, "plastic", plastic.albedo, footprint=fp))
+        else:
+            out_shells.append(Shell(outer, cavity, plastic, on_table and k == 0, fp if k == 0 else None))
+    return out_shells, out_solids
+
+
+def hand_capsules(h: Hand) -> list[Capsule]:
+    """Forearm, palm and five fingers as capsules (mm), fingers pointing along direction."""
+    s = h.scale
+    a = math.radians(h.direction_deg)
+    fwd = np.array([math.cos(a), math.sin(a), 0.0])
+    side = np.array([-math.sin(a), math.cos(a), 0.0])
+    up = np.array([0.0, 0.0, 1.0])
+    palm = np.array(h.palm, float)
+    caps = []
+    # forearm: from the wrist back and up out of the picture
+    wrist = palm - fwd * 45 * s + up * 8 * s
+    elbow = wrist - fwd * 260 * s + up * 160 * s
+    caps.append(Capsule(elbow, wrist, 30 * s))
+    # palm: three fat capsules side by side
+    for k in (-1, 0, 1):
+        caps.append(Capsule(palm - fwd * 35 * s + side * k * 18 * s, palm + fwd * 30 * s + side * k * 24 * s, 16 * s))
+    lengths = (62, 72, 68, 55)
+    for k, ln in enumerate(lengths):
+        ang = a + math.radians((k - 1.5) * h.spread_deg)
+        f = np.array([math.cos(ang), math.sin(ang), 0.0])
+        root = palm + fwd * 32 * s + side * (k - 1.5) * 19 * s
+        mid = root + f * ln * 0.55 * s - up * h.curl * 12 * s
+        tip = mid + f * ln * 0.45 * s - up * h.curl * 22 * s
+        caps += [Capsule(root, mid, 8.5 * s), Capsule(mid, tip, 7.5 * s)]
+    thumb_root = palm - fwd * 20 * s - side * 38 * s
+    thumb_tip = thumb_root + (fwd * 0.7 - side * 0.7) * 55 * s - up * h.curl * 15 * s
+    caps.append(Capsule(thumb_root, thumb_tip, 9.5 * s))
+    return caps
+
+
+def build_world(spec: SceneSpec) -> World:
+    rng = np.random.default_rng(spec.seed + 7919)
+    shells, solids = [], []
+    for p in spec.pieces:
+        sh, so = _piece_objects(p, rng)
+        shells += sh
+        solids += so
+    for c in spec.carried:
+        sh, so = _piece_objects(c.piece, rng, c.height, c.tilt_deg, on_table=False)
+        shells += sh
+        solids += so
+    for coin in spec.coins:
+        cyl = Cylinder((coin.center[0], coin.center[1], 0.0), coin.kind.diameter / 2, COIN_THICKNESS[coin.kind])
+        n = 24
+        circle = np.array([[coin.center[0] + cyl.radius * math.cos(2 * math.pi * i / n),
+                            coin.center[1] + cyl.radius * math.sin(2 * math.pi * i / n)] for i in range(n)])
+        solids.append(Solid(cyl, "metal", metal=METALS[coin.kind], footprint=circle))
+    for h in spec.occluders:
+        for cap in hand_capsules(h):
+            solids.append(Solid(cap, "skin", h.skin))
+    lights = [Light(np.array(l.position, float), l.radius, l.intensity * kelvin_rgb(l.kelvin)) for l in spec.lamps]
+    ambient = spec.ambient * kelvin_rgb(spec.ambient_kelvin)
+    floor = table_tone(spec) * (ambient + sum(l.rgb for l in lights) * 0.7)
+    return World(shells, solids, lights, ambient, floor, float(rng.uniform(0.5, 3.0)),
+                 float(rng.uniform(-np.pi, np.pi)), spec)
+
+
+def table_tone(spec: SceneSpec) -> np.ndarray:
+    """Mean albedo of the table top (for what plastic and metal reflect of it)."""
+    xy = np.random.default_rng(0).uniform((0, 0), (760, 560), (2000, 2))
+    return surfaces.table_albedo(spec.surface, xy, 1.0).mean(axis=0)
+

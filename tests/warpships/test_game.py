@@ -146,7 +146,7 @@ def play(seed: int, turns: int) -> WarpShipsGame:
 
 
 def test_a_played_game_saves_loads_and_replays_to_the_same_colonies(tmp_path):
-    game = play(seed=2, turns=4)
+    game = play(seed=3, turns=3)  # bob gains two by a chain reaction
     assert sum(len(game.colony(p)) for p in game.players) > 0
     path = tmp_path / "game.json"
     game.save(str(path))

@@ -1,17 +1,24 @@
 """Colour models of the pyramid plastics, and their refinement from a calibration picture.
 
-Translucent plastic is a colour filter: seen over the table, a piece's pixels divided by
-the bare table's give its transmission whatever the table, lamp or white balance
-(vision.segment computes that log ratio). Opaque black and white hide the table, so they
-are modelled by their reflectance relative to the markers' white paper instead.
-A blob is given the colour whose model is nearest in these log units, hue counting fully
-and overall darkness half (the light path through a piece, and so its darkness, varies
-with the viewing angle and the light; its hue does not).
+Colours are compared in log units of white-balanced light relative to the markers' white
+paper (b, g, r). A model is the piece's `appearance` lying on white paper. Translucent
+plastic also lets the table behind it through — a filter multiplies, so in log units the
+table's colour adds, by a fraction w between 0 (a dark table: only the light the plastic
+scatters back) and 1 (the table seen straight through). A piece seen with appearance
+`obs` over a table `t` is therefore at distance
+
+    min over w in [0, 1] of |obs - appearance - w·t|     (translucent; opaque: w = 0)
+
+from a model, with the grey (overall darkness) part weighted by DARKNESS_WEIGHT: uneven
+lamp light changes how bright a piece looks, not its hue.
 
 >>> models = ColourModels.load()
 >>> import numpy as np
->>> models.classify(np.array([[-1.5, -1.4, -0.3]]), np.array([[-1.2, -1.1, -0.6]]))[0][0]
+>>> table = np.array([[-1.2, -0.9, -0.6]])          # a wooden table
+>>> models.classify(np.array([[-1.5, -1.4, -0.3]]) + 0.5 * table, table)[0][0]
 'red'
+>>> models.classify(np.array([[-0.3, -0.3, -0.3]]), table)[0][0]   # brighter than the table
+'white'
 """
 
 from __future__ import annotations
@@ -26,8 +33,9 @@ import numpy as np
 from domain import Color, InputError
 
 TRANSLUCENT, OPAQUE = "translucent", "opaque"
-# Weight of the grey (overall darkness) part of the log ratio against its hue part.
-DARKNESS_WEIGHT = 0.5
+# Weight of the grey (overall darkness) part of a colour against its hue part: a lamp's
+# fall-off across the table easily changes brightness by ±40 % (±0.35 in log units).
+DARKNESS_WEIGHT = 0.4
 # How much a calibration picture's measurement replaces the default: fully, it is the
 # same plastic under the same light.
 REFINE_WEIGHT = 1.0
@@ -50,12 +58,19 @@ def _weighted(v: np.ndarray) -> np.ndarray:
 class ColourModel:
     name: str
     kind: str                 # TRANSLUCENT or OPAQUE
-    centre: tuple[float, float, float]   # log b, g, r (ratio to table, or to paper white)
+    appearance: tuple[float, float, float]   # log b, g, r on white paper, relative to it
     spread: float
 
     def to_dict(self) -> dict[str, Any]:
-        key = "log_ratio" if self.kind == TRANSLUCENT else "log_reflectance"
-        return {"kind": self.kind, key: [round(c, 3) for c in self.centre], "spread": round(self.spread, 3)}
+        return {"kind": self.kind, "appearance": [round(c, 3) for c in self.appearance],
+                "spread": round(self.spread, 3)}
+
+    def show_through(self, observed: np.ndarray, table: np.ndarray) -> np.ndarray:
+        """How much of the table (w, per measurement) best explains what is observed."""
+        if self.kind == OPAQUE:
+            return np.zeros(len(observed))
+        d, t = _weighted(observed - np.asarray(self.appearance)), _weighted(table)
+        return np.clip(np.sum(d * t, axis=1) / np.maximum(np.sum(t * t, axis=1), 1e-9), 0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -70,18 +85,19 @@ class ColourModels:
         keep = set(names)
         return ColourModels(tuple(m for m in self.models if m.name in keep))
 
-    def distances(self, log_ratio: np.ndarray, log_image: np.ndarray) -> np.ndarray:
-        """Distance (in spreads) of N colour measurements to each model: N×M."""
-        lr, li = _weighted(np.atleast_2d(log_ratio)), _weighted(np.atleast_2d(log_image))
-        out = np.empty((len(lr), len(self.models)))
+    def distances(self, observed: np.ndarray, table: np.ndarray) -> np.ndarray:
+        """Distance (in spreads) of N pieces seen as `observed` over `table` to each model: N×M."""
+        observed, table = np.atleast_2d(observed), np.atleast_2d(table)
+        out = np.empty((len(observed), len(self.models)))
         for j, m in enumerate(self.models):
-            src = lr if m.kind == TRANSLUCENT else li
-            out[:, j] = np.linalg.norm(src - _weighted(np.asarray(m.centre)), axis=1) / m.spread
+            w = m.show_through(observed, table)[:, None]
+            resid = _weighted(observed - np.asarray(m.appearance) - w * table)
+            out[:, j] = np.linalg.norm(resid, axis=1) / m.spread
         return out
 
-    def classify(self, log_ratio: np.ndarray, log_image: np.ndarray) -> tuple[list[str], np.ndarray]:
+    def classify(self, observed: np.ndarray, table: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Best colour of each measurement and its margin (second-best minus best distance)."""
-        d = self.distances(log_ratio, log_image)
+        d = self.distances(observed, table)
         order = np.argsort(d, axis=1)
         best = d[np.arange(len(d)), order[:, 0]]
         second = d[np.arange(len(d)), order[:, 1]] if d.shape[1] > 1 else best + 10
@@ -109,7 +125,7 @@ class ColourModels:
                                       f"(one of: {', '.join(c.value for c in Color)})") from None
             try:
                 kind = m["kind"]
-                centre = m["log_ratio" if kind == TRANSLUCENT else "log_reflectance"]
+                centre = m["appearance"]
                 spread = float(m["spread"])
                 vec = tuple(float(c) for c in centre)
                 if kind not in (TRANSLUCENT, OPAQUE) or len(vec) != 3 or not spread > 0 \
@@ -117,7 +133,7 @@ class ColourModels:
                     raise ValueError
             except (KeyError, TypeError, ValueError):
                 raise ColourFileError(f"{source}: colour {name!r} needs kind (translucent|opaque), "
-                                      f"log_ratio or log_reflectance [b, g, r] and a positive spread") from None
+                                      f"appearance [b, g, r] and a positive spread") from None
             models.append(ColourModel(name, kind, vec, spread))  # type: ignore[arg-type]
         return cls(tuple(models))
 
@@ -142,8 +158,9 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     """Colour models measured from a picture with one piece of each expected colour.
 
     Pieces are found with the current models, then matched one-to-one to the expected
-    colours (least total distance), and each matched model moves to what was measured.
-    Raises InputError when the picture does not show exactly that many pieces.
+    colours (least total distance), and each matched model's appearance becomes what was
+    measured, less the table showing through. Raises InputError when the picture does not
+    show exactly that many pieces.
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -158,16 +175,17 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
         raise InputError(f"the calibration picture should show {len(names)} pieces "
                          f"({', '.join(names)}), found {len(found)}")
     sub = base.restricted(names)
-    ratios = np.array([f[0] for f in found])
-    images = np.array([f[1] for f in found])
-    rows, cols = linear_sum_assignment(sub.distances(ratios, images))
-    measured = {sub.models[c].name: (ratios[r], images[r]) for r, c in zip(rows, cols)}
+    observed = np.array([f[0] for f in found])
+    table = np.array([f[1] for f in found])
+    rows, cols = linear_sum_assignment(sub.distances(observed, table))
+    measured = {sub.models[c].name: r for r, c in zip(rows, cols)}
     out = []
     for m in base.models:
         if m.name in measured:
-            ratio, img = measured[m.name]
-            new = ratio if m.kind == TRANSLUCENT else img
-            centre = tuple(float(v) for v in (1 - REFINE_WEIGHT) * np.asarray(m.centre) + REFINE_WEIGHT * new)
-            m = ColourModel(m.name, m.kind, centre, m.spread)  # type: ignore[arg-type]
+            r = measured[m.name]
+            w = m.show_through(observed[r:r + 1], table[r:r + 1])[0]
+            new = observed[r] - w * table[r]
+            appearance = (1 - REFINE_WEIGHT) * np.asarray(m.appearance) + REFINE_WEIGHT * new
+            m = ColourModel(m.name, m.kind, tuple(float(v) for v in appearance), m.spread)  # type: ignore[arg-type]
         out.append(m)
     return ColourModels(tuple(out))

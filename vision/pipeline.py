@@ -28,16 +28,20 @@ from domain import Coin, InputError, TableState
 from vision import fit as fitting
 from vision.geometry import COIN, to_piece
 from vision.rectify import Rectifier, TableGrid
-from vision.segment import BackgroundFiller, Foreground, blobs, foreground, table_mask
+from vision.segment import MIN_BLOB_MM2, BackgroundFiller, Foreground, blobs, foreground, refine, table_mask
 
 # A blob is reported only if some model's silhouette covers it this well (IoU): a real
 # piece scores above ~0.85; shadows, hands and table marks score far lower.
 IOU_MIN = 0.6
-# IoU gap to the runner-up (another pose or size) that earns full pose/size confidence.
-IOU_GAP_CONFIDENT = 0.15
+# Hypotheses are ranked by cost = robust RMS outline distance (mm) + IOU_COST_MM·(1 − IoU):
+# the outline pins the shape, the overlap the area (a blurred 14 mm square is nearly as
+# round as a coin, but not as big).
+IOU_COST_MM = 5.0
+# How much costlier the runner-up (another pose or size) must be for full confidence.
+COST_GAP_CONFIDENT = 0.5
 # Colour margin (in model spreads) that earns full colour confidence.
 COLOUR_MARGIN_CONFIDENT = 1.5
-# Crop margin around a blob, mm: room for any hypothesis's silhouette in the IoU raster.
+# Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0
 # Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
 COLOUR_ERODE_PX = 2
@@ -73,8 +77,8 @@ class _Blob:
     mask: np.ndarray      # crop with margin, uint8 0/255, holes filled
     origin_px: np.ndarray  # crop's top-left grid pixel (col, row)
     area_mm2: float
-    log_ratio: np.ndarray
-    log_image: np.ndarray
+    observed: np.ndarray   # median log colour relative to paper white (b, g, r)
+    table: np.ndarray      # the bare table's, under the piece
 
 
 def check_image(image: Any) -> np.ndarray:
@@ -128,23 +132,24 @@ class Detector:
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
         out = []
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
-        for crop, (x, y, w, h) in blobs(fg.mask, self.grid):
-            filled = _fill_holes(crop)
-            inner = cv2.erode(filled, kernel)
-            sel = inner > 0 if np.count_nonzero(inner) >= 10 else filled > 0
-            ratio = np.median(fg.log_ratio(x, y, w, h)[sel], axis=0)
-            img = np.median(fg.log_reflectance(x, y, w, h)[sel], axis=0)
-            padded = cv2.copyMakeBorder(filled, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=0)
-            out.append(_Blob(padded, np.array([x - margin, y - margin]), np.count_nonzero(filled) * res * res,
-                             ratio, img))
+        for weak, box in blobs(fg.mask, self.grid, margin):
+            mask = refine(fg, weak, box)
+            area = np.count_nonzero(mask) * res * res
+            if area < MIN_BLOB_MM2:
+                continue
+            inner = cv2.erode(mask, kernel)
+            sel = inner > 0 if np.count_nonzero(inner) >= 10 else mask > 0
+            observed = np.median(fg.log_reflectance(*box)[sel], axis=0)
+            table = np.median(fg.table_log_reflectance(*box)[sel], axis=0)
+            out.append(_Blob(mask, np.array(box[:2]), area, observed, table))
         return out
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(log ratio, log reflectance) of each piece-sized blob: for colour calibration."""
+        """(observed, table) log colours of each piece-sized blob: for colour calibration."""
         check_image(image)
         reg = registration or self.register(image)
         found = self._blobs(self.segment(image, reg))
-        return [(b.log_ratio, b.log_image) for b in found]
+        return [(b.observed, b.table) for b in found]
 
     # -- the whole thing -------------------------------------------------------------
     def detect(self, image_bgr: np.ndarray, registration=None) -> Detection:
@@ -197,26 +202,26 @@ class Detector:
         for b, options in zip(found, fits):
             if not options:
                 continue
-            options.sort(key=lambda f: (-f.iou, f.rms))
+            options.sort(key=_cost)
             best = options[0]
             if best.iou < IOU_MIN:
                 continue
-            rival = next((f.iou for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
-                          != (best.hypothesis.kind, best.hypothesis.size)), 0.0)
-            chosen.append((b, best, best.iou - rival))
+            rival = next((_cost(f) for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
+                          != (best.hypothesis.kind, best.hypothesis.size)), _cost(best) + COST_GAP_CONFIDENT)
+            chosen.append((b, best, rival - _cost(best)))
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
         for b, best, gap in chosen:
             h = best.hypothesis
             fit_conf = float(np.clip((best.iou - IOU_MIN) / (0.9 - IOU_MIN), 0, 1))
-            pose_conf = float(np.clip(gap / IOU_GAP_CONFIDENT, 0, 1))
+            pose_conf = float(np.clip(gap / COST_GAP_CONFIDENT, 0, 1))
             if h.kind == COIN:
                 cid = f"c{len(coins) + 1}"
                 conf = min(fit_conf, pose_conf)
                 coins.append(Coin(cid, h.coin, (float(best.params[0]), float(best.params[1])), conf))  # type: ignore[arg-type]
                 decided.append(PieceFit(cid, h.coin.value, best, 0.0, conf))  # type: ignore[union-attr]
                 continue
-            names, margins = self.models.classify(b.log_ratio[None], b.log_image[None])
+            names, margins = self.models.classify(b.observed[None], b.table[None])
             colour_conf = float(np.clip(margins[0] / COLOUR_MARGIN_CONFIDENT, 0, 1))
             conf = round(min(fit_conf, pose_conf, colour_conf), 3)
             pid = f"p{len(pieces) + 1}"
@@ -225,8 +230,5 @@ class Detector:
         return TableState(tuple(pieces), tuple(coins)), decided
 
 
-def _fill_holes(mask: np.ndarray) -> np.ndarray:
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    out = np.zeros_like(mask)
-    cv2.drawContours(out, contours, -1, 255, -1)
-    return out
+def _cost(f: fitting.Fit) -> float:
+    return f.rms + IOU_COST_MM * (1.0 - f.iou)

@@ -38,6 +38,17 @@ CHROMA_MIN = 0.18
 SHADOW_LOG_MIN = -1.2
 # Brighter than the table by more than 25 %: white plastic, specular highlights.
 BRIGHT_LOG_MIN = 0.22
+# Hysteresis: pixels with this fraction of the evidence join a blob that has at least
+# MIN_SEED_MM2 of full-evidence pixels.
+WEAK = 0.5
+MIN_SEED_MM2 = 15.0
+# A darker pixel whose hue changes less than this fraction of its darkening is shadow:
+# lamps and daylight differ in colour, so shadows are a little bluish or yellowish, but
+# far less than any coloured plastic changes the hue of what is behind it.
+SHADOW_HUE_RATIO = 0.3
+# A blob's edge: where its evidence falls to this fraction of its typical (median of its
+# full-evidence pixels), i.e. half way between piece and table.
+EDGE_LEVEL = 0.5
 # Marker sheets are paper around the black square: mask this multiple of the square.
 MARKER_PAPER_FACTOR = 1.8
 # Smallest blob worth fitting, mm²: half the base of a small piece (14.3 mm square).
@@ -58,12 +69,13 @@ class Foreground:
 
     table: np.ndarray       # H×W×3 uint8, the rectified picture
     background: np.ndarray  # H×W×3 uint8, the bare-table estimate
-    mask: np.ndarray        # H×W uint8 0/255, cleaned
+    mask: np.ndarray        # H×W uint8 0/255, hysteresis foreground
+    score: np.ndarray       # H×W float32, evidence (1 = full; shadows 0)
     paper_log: np.ndarray   # log of the markers' white paper, b, g, r
 
-    def log_ratio(self, x: int, y: int, w: int, h: int) -> np.ndarray:
-        """log(pixel / bare table) in a box, h×w×3 float32."""
-        return _LOG_LUT[0, self.table[y:y + h, x:x + w]] - _LOG_LUT[0, self.background[y:y + h, x:x + w]]
+    def table_log_reflectance(self, x: int, y: int, w: int, h: int) -> np.ndarray:
+        """log(bare table / white paper) in a box, h×w×3 float32."""
+        return _LOG_LUT[0, self.background[y:y + h, x:x + w]] - self.paper_log
 
     def log_reflectance(self, x: int, y: int, w: int, h: int) -> np.ndarray:
         """log(pixel / white paper) in a box, h×w×3 float32."""
@@ -87,6 +99,7 @@ class BackgroundFiller:
 
     def __init__(self, usable: np.ndarray, grid: TableGrid):
         self.f = max(1, int(round(BG_CELL_MM / grid.res)))
+        self.res = grid.res
         self.shape = (grid.height // self.f, grid.width // self.f)
         self.out_size = (grid.width, grid.height)
         ok = cv2.resize(usable, self.shape[::-1], interpolation=cv2.INTER_NEAREST) > 0
@@ -114,26 +127,68 @@ _HUE_LUM = np.vstack([HUE_AXES, np.full((1, 3), 1 / 3, np.float32)])
 
 def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
                paper_white_bgr: np.ndarray) -> Foreground:
-    """Segment what lies on the table in a rectified BGR picture."""
+    """Segment what lies on the table in a rectified BGR picture.
+
+    Evidence (`score`, 1 = the thresholds above) is the strongest of: hue change, darkness
+    beyond shadows, brightness. Pixels that are darker with hardly any hue change are
+    shadows, whatever their darkness above the black-plastic level, and never count.
+    Hysteresis: pixels with WEAK evidence belong to the foreground when they touch enough
+    pixels with full evidence; faint pieces (green on green felt) are caught by their
+    strongest parts, lone faint patches (table texture) are not.
+    """
     bg = filler.background(table)
     log_ratio = cv2.subtract(cv2.LUT(table, _LOG_LUT), cv2.LUT(bg, _LOG_LUT))
     log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)   # average sensor noise over ~1 mm²
     h1, h2, lum = cv2.split(cv2.transform(log_ratio, _HUE_LUM))
-    mask = cv2.compare(cv2.magnitude(h1, h2), CHROMA_MIN, cv2.CMP_GT)
-    mask |= cv2.compare(lum, SHADOW_LOG_MIN, cv2.CMP_LT)
-    mask |= cv2.compare(lum, BRIGHT_LOG_MIN, cv2.CMP_GT)
-    mask &= usable
+    chroma = cv2.magnitude(h1, h2)
+    score = cv2.max(cv2.max(chroma * (1 / CHROMA_MIN), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / BRIGHT_LOG_MIN))
+    shadow = (lum < 0) & (lum > SHADOW_LOG_MIN) & (chroma < -SHADOW_HUE_RATIO * lum)
+    score[shadow | (usable == 0)] = 0
+    strong = cv2.morphologyEx(cv2.compare(score, 1.0, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    weak = cv2.morphologyEx(cv2.compare(score, WEAK, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
+    seeds = np.bincount(labels[strong > 0], minlength=n)
+    keep = (seeds >= MIN_SEED_MM2 / filler.res ** 2).astype(np.uint8) * 255
+    keep[0] = 0
+    return Foreground(table, bg, keep[labels], score, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0))
+
+
+def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    """A blob's own mask, cut at half its typical evidence (the true edge of a blurred
+    picture, whatever the piece's contrast), as its filled convex hull.
+    `weak` is the blob's hysteresis mask in the box (x, y, w, h)."""
+    x, y, w, h = box
+    score = fg.score[y:y + h, x:x + w]
+    inside = score[(weak > 0) & (score > 1.0)]
+    level = max(WEAK, EDGE_LEVEL * float(np.median(inside))) if inside.size else WEAK
+    mask = ((score > level) & (weak > 0)).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    return Foreground(table, bg, mask, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n > 2:
+        mask = (labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8) * 255
+    return convex_fill(mask)
 
 
-def blobs(mask: np.ndarray, grid: TableGrid) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
-    """Connected components big enough to be a piece: (label mask crop, bbox x, y, w, h)."""
+def convex_fill(mask: np.ndarray) -> np.ndarray:
+    """The mask's convex hull, filled: a pyramid's silhouette is convex, so notches are
+    faces that mirror a lamp or the table and holes are see-through plastic."""
+    pts = cv2.findNonZero(mask)
+    out = np.zeros_like(mask)
+    if pts is not None:
+        cv2.fillConvexPoly(out, cv2.convexHull(pts), 255)
+    return out
+
+
+def blobs(mask: np.ndarray, grid: TableGrid, margin: int) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
+    """Connected components big enough to be a piece: (mask in the box padded by `margin`
+    pixels and clipped to the grid, that box x, y, w, h)."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     min_px = MIN_BLOB_MM2 / grid.res ** 2
     out = []
     for i in range(1, n):
         x, y, w, h, area = stats[i]
         if area >= min_px:
-            out.append(((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y, w, h)))
+            x0, y0 = max(0, x - margin), max(0, y - margin)
+            x1, y1 = min(grid.width, x + w + margin), min(grid.height, y + h + margin)
+            out.append(((labels[y0:y1, x0:x1] == i).astype(np.uint8) * 255, (x0, y0, x1 - x0, y1 - y0)))
     return out

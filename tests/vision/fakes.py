@@ -62,3 +62,21 @@ def tilted_view(eye=(150.0, 120.0, 800.0), target=(380.0, 280.0, 0.0)) -> Camera
 
 def truth(pieces, coins=()) -> TableState:
     return TableState(tuple(pieces), tuple(coins))
+
+
+def paper_white(image: np.ndarray, view: CameraView, layout) -> np.ndarray:
+    """Median BGR of the marker sheets' white border, sampled through a known camera."""
+    samples = []
+    for m in layout.markers:
+        for r in (m.size / 2 + 6, m.size / 2 + 9):
+            for a in np.linspace(0, 2 * np.pi, 32, endpoint=False):
+                samples.append((m.center[0] + r * np.cos(a), m.center[1] + r * np.sin(a)))
+    px = np.round(view.project(np.array(samples))).astype(int)
+    h, w = image.shape[:2]
+    ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    return np.median(image[px[ok, 1], px[ok, 0]].astype(float), axis=0)
+
+
+def truth_registration(rendered) -> FakeRegistration:
+    """A registration from a render's true camera (for developing before registration lands)."""
+    return FakeRegistration(rendered.view, paper_white(rendered.image, rendered.view, rendered.spec.layout))

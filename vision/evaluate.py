@@ -1,0 +1,123 @@
+"""Compare detected table states with ground truth: the figures tests and benchmarks report.
+
+Pieces are paired by position (upright: base centre; flat: nose) with the Hungarian
+method; a pair further apart than MATCH_MM is no pair (a miss and a false detection).
+
+>>> from domain import Piece, TableState
+>>> truth = TableState((Piece.upright("a", "red", "large", (100, 100)),))
+>>> found = TableState((Piece.upright("p1", "red", "large", (100.5, 100)),
+...                     Piece.flat("p2", "blue", "small", (300, 300), 0)))
+>>> s = Score.of([(truth, found)])
+>>> s.found_rate, s.false_rate, round(s.position_median, 2)
+(1.0, 0.5, 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from domain import Piece, Pose, TableState, angle_between
+
+# Further apart than this (mm) a truth and a detection are different pieces: about the
+# size of a large piece, so a piece is never paired with its neighbour.
+MATCH_MM = 25.0
+
+
+def match(truth: TableState, found: TableState) -> list[tuple[Piece, Piece]]:
+    """Pairs (truth piece, detected piece) by nearest position."""
+    if not truth.pieces or not found.pieces:
+        return []
+    t = np.array([p.position for p in truth.pieces])
+    f = np.array([p.position for p in found.pieces])
+    cost = np.linalg.norm(t[:, None] - f[None], axis=2)
+    rows, cols = linear_sum_assignment(np.minimum(cost, MATCH_MM * 10))
+    return [(truth.pieces[r], found.pieces[c]) for r, c in zip(rows, cols) if cost[r, c] <= MATCH_MM]
+
+
+@dataclass
+class Score:
+    n_truth: int = 0
+    n_found: int = 0
+    n_matched: int = 0
+    colour_ok: int = 0
+    size_ok: int = 0
+    pose_ok: int = 0
+    position_err: list[float] = field(default_factory=list)   # pieces with right size and pose
+    heading_err: list[float] = field(default_factory=list)    # flat pieces with right size and pose
+    per_colour: dict[str, list[int]] = field(default_factory=dict)  # colour: [truth, found right]
+    mistakes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, pairs_of_states) -> "Score":
+        s = cls()
+        for i, (truth, found) in enumerate(pairs_of_states):
+            s.add(truth, found, label=str(i))
+        return s
+
+    def add(self, truth: TableState, found: TableState, label: str = "") -> None:
+        pairs = match(truth, found)
+        self.n_truth += len(truth.pieces)
+        self.n_found += len(found.pieces)
+        self.n_matched += len(pairs)
+        for p in truth.pieces:
+            self.per_colour.setdefault(p.color.value, [0, 0])[0] += 1
+        matched_truth = {id(t) for t, _ in pairs}
+        for p in truth.pieces:
+            if id(p) not in matched_truth:
+                self.mistakes.append(f"{label}: missed {_describe(p)}")
+        matched_found = {id(f) for _, f in pairs}
+        for p in found.pieces:
+            if id(p) not in matched_found:
+                self.mistakes.append(f"{label}: false {_describe(p)}")
+        for t, f in pairs:
+            self.colour_ok += t.color is f.color
+            self.size_ok += t.size is f.size
+            self.pose_ok += t.pose is f.pose
+            if t.color is f.color and t.size is f.size and t.pose is f.pose:
+                self.per_colour[t.color.value][1] += 1
+            if t.size is not f.size or t.pose is not f.pose or t.color is not f.color:
+                self.mistakes.append(f"{label}: {_describe(t)} seen as {_describe(f)}")
+            if t.size is f.size and t.pose is f.pose:
+                self.position_err.append(math.dist(t.position, f.position))
+                if t.pose is Pose.FLAT:
+                    self.heading_err.append(angle_between(t.heading, f.heading))
+
+    @property
+    def found_rate(self) -> float:
+        return self.n_matched / self.n_truth if self.n_truth else 1.0
+
+    @property
+    def false_rate(self) -> float:
+        return (self.n_found - self.n_matched) / self.n_found if self.n_found else 0.0
+
+    def rate(self, ok: int) -> float:
+        return ok / self.n_matched if self.n_matched else 1.0
+
+    @property
+    def position_median(self) -> float:
+        return float(np.median(self.position_err)) if self.position_err else 0.0
+
+    def percentile(self, values: list[float], q: float) -> float:
+        return float(np.percentile(values, q)) if values else 0.0
+
+    def summary(self) -> str:
+        lines = [
+            f"pieces {self.n_truth}, found {100 * self.found_rate:.1f}%, false {100 * self.false_rate:.1f}%",
+            f"colour {100 * self.rate(self.colour_ok):.1f}%, size {100 * self.rate(self.size_ok):.1f}%, "
+            f"pose {100 * self.rate(self.pose_ok):.1f}%",
+            f"position mm: median {self.position_median:.2f}, p95 {self.percentile(self.position_err, 95):.2f}, "
+            f"max {max(self.position_err, default=0):.2f}",
+            f"flat heading deg: median {self.percentile(self.heading_err, 50):.2f}, "
+            f"p95 {self.percentile(self.heading_err, 95):.2f}",
+            "per colour (all right / pieces): " + ", ".join(f"{c} {v[1]}/{v[0]}" for c, v in sorted(self.per_colour.items())),
+        ]
+        return "\n".join(lines)
+
+
+def _describe(p: Piece) -> str:
+    x, y = p.position
+    return f"{p.color.value} {p.size.value} {p.pose.value} at ({x:.0f}, {y:.0f})"

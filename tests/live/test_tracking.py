@@ -48,3 +48,12 @@ def test_a_players_correction_sticks_to_that_piece_in_later_readings():
     assert fixed.color.value == "yellow"
     moved = t.adopt(table(NEST.moved(id="q"), BLUE.moved(id="r", center=(560, 260))))
     assert next(p for p in moved.pieces if p.id == "b1").color.value == "yellow"
+
+
+def test_unconfirmed_readings_do_not_use_up_ids():
+    t = Tracker()
+    reading = table(NEST.moved(id="d1"), BLUE.moved(id="d2"))
+    first, second = t.adopt(reading), t.adopt(reading)
+    assert [p.id for p in first.pieces] == [p.id for p in second.pieces] == ["p1", "p2"]
+    t.confirm(second)
+    assert t.adopt(table(NEST, BLUE, Piece.upright("d3", "red", "small", (100, 100)))).pieces[2].id == "p3"

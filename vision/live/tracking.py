@@ -136,11 +136,11 @@ class Tracker:
         """`reading` with ids carried over from the confirmed table and corrections applied."""
         old = [self._as_seen(p) for p in self.confirmed.pieces]
         ids: dict[int, str] = {j: old[i].id for i, j in match(old, reading.pieces)}
-        pieces = []
+        pieces, fresh = [], self._next_id  # new ids are only taken for good by confirm()
         for j, p in enumerate(reading.pieces):
             pid = ids.get(j)
             if pid is None:
-                pid, self._next_id = f"p{self._next_id}", self._next_id + 1
+                pid, fresh = f"p{fresh}", fresh + 1
             c = self.corrections.get(pid)
             pieces.append(replace(p, id=pid, color=c.color, size=c.size,
                                   stack=_restack(p.stack, c.size)) if c else replace(p, id=pid))

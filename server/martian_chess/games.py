@@ -110,6 +110,8 @@ def _seated_player(game: dict, token: Any) -> str:
 
 def _player_to_move(game: dict, token: Any) -> tuple[str, Position]:
     player = _seated_player(game, token)
+    if None in game["tokens"].values():
+        raise GameError(409, "waiting for an opponent to take the other seat")
     pos = position(game)
     if pos.is_game_over():
         raise GameError(409, "the game is over")

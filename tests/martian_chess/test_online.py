@@ -65,6 +65,12 @@ def test_the_server_refuses_spectators_strangers_wrong_turns_and_illegal_moves(c
     assert client.get(api(gid)).get_json()["moves"] == []  # nothing was lost or changed
 
 
+def test_nobody_moves_before_the_other_seat_is_taken(client):
+    created = client.post("/martian-chess/api/games").get_json()
+    r = client.post(api(created["id"], "/move"), json={"token": created["token"], "move": "b4-c5"})
+    assert r.status_code == 409 and "waiting for an opponent" in r.get_json()["error"]
+
+
 def test_malformed_requests_get_clear_errors(client):
     created, _ = start(client)
     gid = created["id"]

@@ -36,8 +36,12 @@ function show(next) {
   render();
 }
 
+function seatsFull() {
+  return state.seats.top.taken && state.seats.bottom.taken;
+}
+
 function myTurn() {
-  return seat && state && !state.outcome && state.turn === seat;
+  return seat && state && !state.outcome && seatsFull() && state.turn === seat;
 }
 
 function render() {
@@ -68,7 +72,7 @@ function renderPanel() {
                                : "You are watching as a spectator.";
   let status;
   if (state.outcome) status = "Game over.";
-  else if (!state.seats.top.taken || !state.seats.bottom.taken) status = "Waiting for an opponent to open the link.";
+  else if (!seatsFull()) status = "Waiting for an opponent to open the link.";
   else if (myTurn()) status = selected ? "Tap a highlighted square." : "Your turn: tap one of your pieces.";
   else status = `${SIDE[state.turn]} to move.`;
   $("status").textContent = status;
@@ -76,7 +80,7 @@ function renderPanel() {
   clock.hidden = state.clock === null;
   clock.textContent = state.clock === null ? "" : `Clock called: ${state.clock} move${state.clock === 1 ? "" : "s"} left without a capture`;
   $("call-clock").hidden = !(myTurn() && state.clock === null);
-  $("share").hidden = !(seat && !(state.seats.top.taken && state.seats.bottom.taken));
+  $("share").hidden = !(seat && !seatsFull());
   $("share-link").value = location.href;
   $("move-list").replaceChildren(...state.moves.map((m) => {
     const li = document.createElement("li");

@@ -66,8 +66,9 @@ function renderPanel() {
   $("bar-far").textContent = playerLine(far);
   $("bar-near").classList.toggle("active", !state.outcome && state.turn === near);
   $("bar-far").classList.toggle("active", !state.outcome && state.turn === far);
-  $("score-near").textContent = `${SIDE[near]} ${state.scores[near]}`;
-  $("score-far").textContent = `${SIDE[far]} ${state.scores[far]}`;
+  const you = (side) => (seat === side ? " (you)" : "");
+  $("score-near").textContent = `${SIDE[near]}${you(near)} ${state.scores[near]}`;
+  $("score-far").textContent = `${SIDE[far]}${you(far)} ${state.scores[far]}`;
   $("role").textContent = seat ? `You play ${SIDE[seat].toLowerCase()} — your pieces are the ones on your side of the canal.`
                                : "You are watching as a spectator.";
   let status;
@@ -85,6 +86,12 @@ function renderPanel() {
   $("move-list").replaceChildren(...state.moves.map((m) => {
     const li = document.createElement("li");
     li.textContent = m === "clock" ? "clock called" : m;
+    return li;
+  }));
+  $("history").replaceChildren(...state.history.map((h) => {
+    const li = document.createElement("li");
+    const result = h.winner === null ? "draw" : `${SIDE[h.winner].toLowerCase()} won`;
+    li.textContent = `Round ${h.round}: ${result}, ${h.scores.bottom}–${h.scores.top}`;
     return li;
   }));
   $("flags").replaceChildren(...state.flags.map((f) => {
@@ -132,6 +139,14 @@ $("board").addEventListener("click", (event) => {
   render();
 });
 
+$("copy-link").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText(location.href);
+    $("copy-link").textContent = "Copied";
+  } catch {
+    $("share-link").select();
+  }
+});
 $("call-clock").addEventListener("click", () => act("/clock"));
 $("rematch").addEventListener("click", () => act("/rematch"));
 $("end-close").addEventListener("click", () => { endDismissedRound = state.round; render(); });

@@ -75,8 +75,9 @@ def perp(d: Point) -> Point:
 
 def to_frame(points: Iterable[Point], origin: Point, d: Point) -> list[Point]:
     """Coordinates (u along d, v along perp(d)) relative to origin."""
-    n = perp(d)
-    return [(dot(sub(p, origin), d), dot(sub(p, origin), n)) for p in points]
+    ox, oy = origin
+    dx, dy = d
+    return [((x - ox) * dx + (y - oy) * dy, (y - oy) * dx - (x - ox) * dy) for x, y in points]
 
 
 def clip_u_ge(poly_uv: Poly, u0: float = 0.0) -> list[Point]:

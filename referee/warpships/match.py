@@ -55,6 +55,15 @@ def assign(olds: list[Piece], news: list[Piece], cost) -> list[tuple[Piece, Piec
     """Pair every old piece with a distinct new one (len(news) >= len(olds)), cheapest total."""
     if not olds:
         return []
+    # Pieces that stayed put pair with themselves at once; only the rest need a search.
+    nearest_new = {id(o): min(news, key=lambda m: cost(o, m)) for o in olds}
+    nearest_old = {id(n): min(olds, key=lambda m: cost(m, n)) for n in news}
+    still = [(o, n) for o in olds if (n := nearest_new[id(o)]) is not None
+             and nearest_old[id(n)] is o and cost(o, n) <= STILL_TOLERANCE_MM]
+    if still:
+        rest = assign([o for o in olds if all(o is not s[0] for s in still)],
+                      [n for n in news if all(n is not s[1] for s in still)], cost)
+        return still + rest
     if len(news) <= EXACT_ASSIGNMENT_MAX:
         best = min(itertools.permutations(range(len(news)), len(olds)),
                    key=lambda perm: sum(cost(o, news[j]) for o, j in zip(olds, perm)))

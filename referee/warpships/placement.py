@@ -82,6 +82,8 @@ def landing_locus(piece: Piece, poly: tuple[Point, ...], radius: float) -> tuple
 def _disc(center: Point, radius: float, obstacles: list[Ship]) -> tuple[float, str | None]:
     best, who = math.inf, None
     for s in obstacles:
+        if math.dist(center, s.centre) - s.radius - radius >= best:
+            continue  # its bounding circle is already farther than the nearest so far
         c = g.disc_clearance(center, radius, s.poly)
         if c < best:
             best, who = c, s.id
@@ -96,29 +98,39 @@ def best_placement(origins: list[tuple[str, tuple]], landing: tuple, radius: flo
                    obstacles: list[Ship]) -> Placement:
     """The warp centre that best satisfies both contacts and clears `obstacles`.
 
-    Candidates: the exact crossing (or closest approach) of each start locus with the
-    landing locus, plus positions along both loci every SAMPLE_STEP_MM that keep the
-    contacts within tolerance (these only matter when another ship is in the way, or
-    when the loci run parallel, as in a straight launch off a base edge).
+    First the exact crossing (or closest approach) of each start locus with the landing
+    locus, and the warp centred behind the tail. Only when another ship then binds the
+    margin are positions along both loci tried every SAMPLE_STEP_MM within the tolerance
+    (no other position can do better: none has a smaller gap than the closest approach).
     """
     mid = ((landing[1][0] + landing[2][0]) / 2, (landing[1][1] + landing[2][1]) / 2)
     best: Placement | None = None
-    best_key = (-math.inf, -math.inf)
+    best_key = (-math.inf,)
+    near = []  # start loci that come within tolerance of the landing
+
+    def consider(label: str, locus: tuple, gap: float, c: Point) -> None:
+        nonlocal best, best_key
+        disc, who = _disc(c, radius, obstacles)
+        cand = Placement(c, gap, disc, label, who)
+        # Ties go to a warp truly touching the start (so a drawing shows where the
+        # shortfall is), then to one centred behind the tail (a straight launch).
+        key = (round(cand.margin, 9), -round(g.locus_point_distance(locus, c)[0], 9), -math.dist(c, mid))
+        if key > best_key:
+            best, best_key = cand, key
+
     for label, locus in origins:
         gap, p, q = g.closest_pair(locus, landing)
-        cands = [(gap, c) for c in (p, q, ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2))]
+        for c in (p, q, ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)):
+            consider(label, locus, gap, c)
         if gap <= FLUSH_TOLERANCE_MM:
-            samples = [mid, g.locus_point_distance(locus, mid)[1]]
-            samples += [c for lo in (locus, landing) for c in g.locus_samples(lo, SAMPLE_STEP_MM)]
-            cands += [(cg, c) for c in samples if (cg := _gap(c, locus, landing)) <= FLUSH_TOLERANCE_MM]
-        for cgap, c in cands:
-            disc, who = _disc(c, radius, obstacles)
-            cand = Placement(c, cgap, disc, label, who)
-            # Ties go to a warp truly touching the start (so a drawing shows where the
-            # shortfall is), then to one centred behind the tail (a straight launch).
-            key = (round(cand.margin, 9), -round(g.locus_point_distance(locus, c)[0], 9),
-                   -math.dist(c, mid))
-            if key > best_key:
-                best, best_key = cand, key
+            near.append((label, locus))
+            for c in (mid, g.locus_point_distance(locus, mid)[1]):
+                if (cg := _gap(c, locus, landing)) <= FLUSH_TOLERANCE_MM:
+                    consider(label, locus, cg, c)
     assert best is not None, "every move has at least one start locus"
+    if best.disc < FLUSH_TOLERANCE_MM - best.gap:  # another ship binds: look for room
+        for label, locus in near:
+            for c in (c for lo in (locus, landing) for c in g.locus_samples(lo, SAMPLE_STEP_MM)):
+                if (cg := _gap(c, locus, landing)) <= FLUSH_TOLERANCE_MM:
+                    consider(label, locus, cg, c)
     return best

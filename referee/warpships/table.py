@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from domain import Piece, Point, Pose, StateError, TableState
 from referee import geometry as g
@@ -35,9 +36,8 @@ class ShipError(StateError):
     """A ship id that does not exist or cannot do what was asked."""
 
 
-@dataclass(frozen=True)
-class Ship:
-    """One piece on the table with its footprint and bounding data cached."""
+class Ship(NamedTuple):
+    """One piece on the table with its footprint and bounding data (a tuple: cheap to build)."""
 
     piece: Piece
     poly: tuple[Point, ...]
@@ -45,12 +45,19 @@ class Ship:
     centre: Point
     radius: float
 
-    @classmethod
-    def of(cls, piece: Piece) -> "Ship":
+    @staticmethod
+    def of(piece: Piece) -> "Ship":
+        """The ship of a piece (cached: consecutive states share most of their pieces)."""
+        return _ship(piece)
+
+    @staticmethod
+    def build(piece: Piece) -> "Ship":
         poly = tuple(g.footprint(piece))
-        cx = sum(p[0] for p in poly) / len(poly)
-        cy = sum(p[1] for p in poly) / len(poly)
-        return cls(piece, poly, g.bbox(poly), (cx, cy), max(math.dist((cx, cy), p) for p in poly))
+        xs = [p[0] for p in poly]
+        ys = [p[1] for p in poly]
+        cx, cy = sum(xs) / len(xs), sum(ys) / len(ys)
+        r2 = max((x - cx) ** 2 + (y - cy) ** 2 for x, y in poly)
+        return Ship(piece, poly, (min(xs), min(ys), max(xs), max(ys)), (cx, cy), math.sqrt(r2))
 
     @property
     def id(self) -> str:
@@ -60,10 +67,10 @@ class Ship:
     def flat(self) -> bool:
         return self.piece.pose is Pose.FLAT
 
-    def describe(self) -> str:
-        p = self.piece
-        kind = "flat" if self.flat else ("nest" if len(p.stack) > 1 else "upright")
-        return f"{p.id} ({p.color.value} {p.size.value} {kind})"
+
+@lru_cache(maxsize=4096)
+def _ship(piece: Piece) -> Ship:
+    return Ship.build(piece)
 
 
 def boxes_near(a: tuple[float, float, float, float], b: tuple[float, float, float, float],

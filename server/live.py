@@ -146,25 +146,31 @@ class LiveService:
             self.status = event.data["message"]
             self.bus.publish("status", {"message": self.status, "at": event.at})
             return
+        # Browsers hear first (latency), storage follows: pictures wait in memory till stored.
         with self.lock:
             gid = self.game["id"]
             if event.kind == "table":
                 self.table = TableState.from_dict(event.data["table"])
-                self._save()
-                self.store.add_event(gid, "table", event.data, self.picture(event.frame), event.at)
                 payload = {"table": self.table.to_dict(), "scores": self.scores()}
             elif event.kind == "ruling":
-                ruling = dict(event.data, at=event.at)
-                self.rulings.append(ruling)
-                self.store.add_ruling(gid, ruling, self.picture(event.frame))
-                self.store.add_event(gid, "ruling", {"id": ruling["id"], "summary": ruling["summary"]}, at=event.at)
-                self._save()
-                payload = ruling
-                self._maybe_auto_roll([ruling])
+                payload = dict(event.data, at=event.at)
+                self.rulings.append(payload)
             else:  # camera, error: kept in the history, shown as a notice
-                self.store.add_event(gid, event.kind, event.data, at=event.at)
                 payload = dict(event.data, at=event.at)
         self.bus.publish(event.kind, payload)
+        with self.lock:
+            if event.kind == "table":
+                self._save()
+                self.store.add_event(gid, "table", event.data, self.picture(event.frame), event.at)
+            elif event.kind == "ruling":
+                picture = self.picture(event.frame)
+                self.store.add_ruling(gid, payload, picture)
+                self.store.add_event(gid, "ruling", {"id": payload["id"], "summary": payload["summary"]},
+                                     at=event.at)
+                self._save()
+                self._maybe_auto_roll([payload])
+            else:
+                self.store.add_event(gid, event.kind, event.data, at=event.at)
 
     # -- players' requests --------------------------------------------------------------
     def end_turn(self) -> None:

@@ -11,8 +11,10 @@ function cardFor(r) {
   if (r.too_close_to_call) card.classList.add("close");
   const pic = card.querySelector(".pic");
   if (r.kind === "move" || r.kind === "beam" || r.kind === "uncertain") {
+    // the picture is stored just after the ruling is announced: retry a moment later
+    let tries = 0;
+    pic.onerror = () => { if (++tries > 3) pic.remove(); else setTimeout(() => { pic.src = pic.src.split("?")[0] + `?try=${tries}`; }, 500); };
     pic.src = `/api/rulings/${r.id}/picture.jpg`;
-    pic.onerror = () => pic.remove();
   } else pic.remove();
   card.querySelector(".kind").textContent = r.kind + (r.advisory ? " (advisory)" : "");
   card.querySelector(".summary").textContent = r.summary;

@@ -25,8 +25,10 @@ DIFF_LEVEL = 18
 # The frame moves when more than this fraction of the gate's pixels changed since the
 # previous frame; 0.1 % is about one small pyramid's footprint at the gate's scale.
 MOTION_FRACTION = 0.001
-# Still frames in a row before the table may be read (3 frames = 0.12 s at 25 fps).
-QUIET_FRAMES = 3
+# Still frames in a row before the table may be read (2 frames = 80 ms at 25 fps). The
+# occluder check, not this count, is what keeps a hand held still out of the readings;
+# this count only skips the frames of a hand's last, slowest motion.
+QUIET_FRAMES = 2
 # A changed blob (vs. the settled table) larger than this is no pyramid move: a large flat
 # pyramid covers ~1,000 mm², with its shadow and its old and new places ~3,000 mm²; a
 # hand's palm alone is ~8,000 mm².

@@ -1,4 +1,4 @@
-"""`pyramid-referee warpships beam|move|odds|advise`: WarpShips rulings on table-state files.
+"""`pyramid-referee warpships beam|move|odds|advise|setup|replay`: WarpShips rulings on table-state files.
 
 Each prints one JSON object (the contract's fields first, extra optional fields after).
 """
@@ -41,6 +41,14 @@ def register(sub) -> None:
     odds.add_argument("state", metavar="STATE.json")
     odds.add_argument("--ship", required=True)
     odds.set_defaults(run=run_odds)
+
+    setup = wsub.add_parser("setup", help="print a random 12-nest set-up as a table state")
+    setup.add_argument("--seed", type=int, default=None)
+    setup.set_defaults(run=run_setup)
+
+    replay = wsub.add_parser("replay", help="re-derive every ruling of a saved game record")
+    replay.add_argument("record", metavar="GAME.json")
+    replay.set_defaults(run=run_replay)
 
     advise = wsub.add_parser("advise", help="rank launches and flies by expected ships gained")
     advise.add_argument("state", metavar="STATE.json")
@@ -98,4 +106,24 @@ def run_advise(args) -> int:
         raise InputError("--top must be at least 1")
     state = TableState.load(args.state)
     _print({"advice": [a.to_dict() for a in advise(state, top=args.top)]})
+    return 0
+
+
+def run_setup(args) -> int:
+    from referee.warpships import setup_table
+
+    _print(setup_table(args.seed).to_dict())
+    return 0
+
+
+def run_replay(args) -> int:
+    from referee.warpships import WarpShipsGame
+
+    game = WarpShipsGame.load(args.record)
+    result = game.result
+    _print({"turns": [t.notation() for t in game.history],
+            "colonies": {p: [list(s) for s in game.colony(p)] for p in game.players},
+            "to_move": None if result else game.to_move,
+            "result": None if result is None else {"winners": list(result.winners), "why": result.why,
+                                                   "tie": result.tie}})
     return 0

@@ -6,6 +6,7 @@ import cv2
 import pytest
 
 from cli.main import main
+from domain import TableState
 
 SHIP = {"id": "p2", "color": "blue", "size": "small", "pose": "flat", "tail": [400.0, 300.0], "heading": 0.0}
 TARGET = {"id": "p7", "color": "green", "size": "large", "pose": "upright", "center": [600.0, 300.0],
@@ -104,3 +105,18 @@ def test_odds_and_advice(tmp_path, capsys):
     assert d["distribution"] == {"0": "1/2", "1": "1/3", "2": "1/6"}  # small at large: bonus S+L
     code, out, _ = run(capsys, "advise", state, "--top", "2")
     assert code == 0 and len(json.loads(out)["advice"]) == 2
+
+
+def test_setup_then_replay_a_saved_game(tmp_path, capsys):
+    from referee.warpships import WarpShipsGame
+
+    code, out, _ = run(capsys, "setup", "--seed", "4")
+    table = json.loads(out)
+    assert code == 0 and len(table["pieces"]) == 12
+    game = WarpShipsGame.new(["ann", "bob"], table=TableState.from_dict(table))
+    path = tmp_path / "g.json"
+    game.save(str(path))
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 0 and json.loads(out)["to_move"] == "ann"
+    path.write_text("[]")
+    assert run(capsys, "replay", str(path))[0] == 2

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
 
-from server.db import NotFound
+from domain import InputError
 from server.live import LiveService, RequestError, jpeg
 
 api = Blueprint("api", __name__)
@@ -143,11 +143,21 @@ def game(game_id: int):
 
 @api.get("/api/calibration")
 def calibration():
+    """What the camera makes of the markers: now (?check=1, on the latest frame) or last time."""
     loop = service().loop
-    reg = loop.watch.last_good if loop is not None else None
+    if loop is None:
+        return jsonify({"registered": False, "message": "no camera is running: start with --source or --demo"})
+    reg = loop.watch.last_good
+    if request.args.get("check") and loop.latest_frame is not None and hasattr(loop.detector, "register"):
+        try:
+            reg = loop.detector.register(loop.latest_frame)
+        except InputError as e:
+            return jsonify({"registered": False, "message": str(e)})
     if reg is None:
         return jsonify({"registered": False, "message": "no registration yet: show the markers to the camera"})
-    return jsonify({"registered": True, "markers_seen": list(reg.markers_seen),
+    layout_ids = [m.id for m in loop.detector.layout.markers] if hasattr(loop.detector, "layout") else []
+    return jsonify({"registered": True, "markers_seen": sorted(int(i) for i in reg.markers_seen),
+                    "missing": sorted(set(layout_ids) - {int(i) for i in reg.markers_seen}),
                     "reprojection_error_px": round(float(reg.reprojection_error_px), 2),
                     "paper_white_bgr": [round(float(v), 1) for v in getattr(reg, "paper_white_bgr", ())]})
 
@@ -158,5 +168,3 @@ def not_found(e):
         return jsonify({"error": f"no such endpoint: {request.method} {request.path}"}), 404
     return e
 
-
-__all__ = ["api", "NotFound"]

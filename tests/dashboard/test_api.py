@@ -106,3 +106,11 @@ def test_serve_refuses_a_source_or_game_it_cannot_use(tmp_path):
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no such file" in missing.stderr
     game = run_cli("serve", "--game", "chess")
     assert game.returncode == 2 and "unknown game 'chess'" in game.stderr
+
+
+def test_the_calibration_check_reports_the_markers_seen(played, make_app):
+    cal = played.test_client().get("/api/calibration?check=1").get_json()
+    assert cal["registered"] and cal["markers_seen"] == [0, 1, 2, 3]
+    assert cal["reprojection_error_px"] == 0.3 and len(cal["paper_white_bgr"]) == 3
+    without_camera = make_app().test_client().get("/api/calibration").get_json()
+    assert not without_camera["registered"] and "no camera" in without_camera["message"]

@@ -22,6 +22,10 @@ from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf, apparent_vertices, 
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
+# An outline point within this many pixels of undecided (shadow-like) pixels is "open":
+# the model may reach past it at a fraction OPEN_WEIGHT of the usual cost.
+UNDECIDED_REACH_PX = 2
+OPEN_WEIGHT = 0.05
 # Robust loss scale, mm: outline points further than this from the model (a shadow, a
 # touching piece) count less and less (Cauchy weights).
 ROBUST_MM = 1.5
@@ -59,20 +63,24 @@ def _footprint_centroid_offset(size: Size) -> float:
 _FLAT_OFFSET = {s: _footprint_centroid_offset(s) for s in Size}
 
 
-def outline_points(mask: np.ndarray, origin_mm: np.ndarray, res: float, n: int = OUTLINE_POINTS) -> np.ndarray:
-    """n points evenly spaced along a blob mask's outer edge, table mm.
+def outline_points(mask: np.ndarray, undecided: np.ndarray, origin_mm: np.ndarray, res: float,
+                   n: int = OUTLINE_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """n points evenly spaced along a blob mask's outer edge (table mm), and whether
+    each borders undecided (shadow-like) pixels, where the piece may reach further.
 
     Contour pixels are the outermost *inside* pixels; the edge itself lies half a pixel
-    further out, which `edge_offset` adds back in the residuals.
+    further out, which the residuals' `edge_offset` adds back.
     """
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     c = max(contours, key=len).reshape(-1, 2).astype(float)
-    seg = np.hypot(*np.diff(np.vstack([c, c[:1]]), axis=0).T)
-    s = np.concatenate([[0], np.cumsum(seg)])
-    t = np.linspace(0, s[-1], n, endpoint=False)
     closed = np.vstack([c, c[:1]])
+    s = np.concatenate([[0], np.cumsum(np.hypot(*np.diff(closed, axis=0).T))])
+    t = np.linspace(0, s[-1], n, endpoint=False)
     pts = np.column_stack([np.interp(t, s, closed[:, 0]), np.interp(t, s, closed[:, 1])])
-    return origin_mm + (pts + 0.5) * res
+    near = cv2.dilate(undecided, np.ones((2 * UNDECIDED_REACH_PX + 1,) * 2, np.uint8))
+    ij = np.clip(np.round(pts).astype(int), 0, np.array(mask.shape[::-1]) - 1)
+    open_side = near[ij[:, 1], ij[:, 0]] > 0
+    return origin_mm + (pts + 0.5) * res, open_side
 
 
 def initial_hypotheses(points: np.ndarray, area_mm2: float, camera: np.ndarray, blob: int,
@@ -155,15 +163,21 @@ def _merge_active(keep: np.ndarray, new, old):
     return tuple(np.where(keep.reshape((-1,) + (1,) * (n.ndim - 1)), n, o) for n, o in zip(new, old))
 
 
-def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray, camera: np.ndarray,
-                 edge_offset: float, iterations: int = ITERATIONS) -> tuple[np.ndarray, np.ndarray]:
+def point_weights(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:
+    """Cauchy weights of residuals, cut to OPEN_WEIGHT where the model reaches past an
+    open outline point (r < 0: the point lies inside the model)."""
+    return np.where(open_side & (r < 0), OPEN_WEIGHT, 1.0) / (1.0 + (r / ROBUST_MM) ** 2)
+
+
+def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray, open_side: np.ndarray,
+                 camera: np.ndarray, edge_offset: float, iterations: int = ITERATIONS) -> tuple[np.ndarray, np.ndarray]:
     """Damped, robust Gauss-Newton on every hypothesis at once; returns params and residuals."""
     batch = _Batch(hyps, points, camera, edge_offset)
     params = params.copy()
     lam = np.full(len(hyps), 1e-2)
     r, active = batch.residuals(params)
     for _ in range(iterations):
-        w = 1.0 / (1.0 + (r / ROBUST_MM) ** 2)              # Cauchy IRLS weights
+        w = point_weights(r, open_side)
         J = np.empty(r.shape + (3,))
         for k in range(3):
             p = params.copy()
@@ -189,15 +203,17 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
     return params, r
 
 
-def robust_rms(r: np.ndarray) -> np.ndarray:
-    """RMS of outline distances with Cauchy down-weighting, mm (one value per row)."""
-    rho = ROBUST_MM ** 2 * np.log1p((r / ROBUST_MM) ** 2)
+def robust_rms(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:
+    """RMS of outline distances with Cauchy down-weighting, mm (one value per row);
+    reaching past open points costs OPEN_WEIGHT as much."""
+    rho = ROBUST_MM ** 2 * np.log1p((r / ROBUST_MM) ** 2) * np.where(open_side & (r < 0), OPEN_WEIGHT, 1.0)
     return np.sqrt(np.mean(rho, axis=-1))
 
 
-def silhouette_iou(h: Hypothesis, params: np.ndarray, mask: np.ndarray, origin_mm: np.ndarray,
-                   res: float, camera: np.ndarray) -> float:
-    """Intersection over union of a hypothesis's apparent silhouette and the blob mask."""
+def silhouette_iou(h: Hypothesis, params: np.ndarray, mask: np.ndarray, undecided: np.ndarray,
+                   origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:
+    """Intersection over union of a hypothesis's apparent silhouette and the blob mask,
+    not counting undecided pixels the silhouette covers."""
     model = np.zeros_like(mask)
     shift = 4
     if h.kind == COIN:
@@ -208,5 +224,5 @@ def silhouette_iou(h: Hypothesis, params: np.ndarray, mask: np.ndarray, origin_m
         poly = ((silhouette(h.kind, h.size, params, camera) - origin_mm) / res - 0.5) * (1 << shift)  # type: ignore[arg-type]
         cv2.fillConvexPoly(model, np.round(poly).astype(np.int32), 255, cv2.LINE_8, shift)
     inter = np.count_nonzero(model & mask)
-    union = np.count_nonzero(model | mask)
+    union = np.count_nonzero((model & ~undecided) | mask)
     return inter / union if union else 0.0

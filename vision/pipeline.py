@@ -41,6 +41,9 @@ IOU_COST_MM = 5.0
 COST_GAP_CONFIDENT = 0.5
 # Colour margin (in model spreads) that earns full colour confidence.
 COLOUR_MARGIN_CONFIDENT = 1.5
+# Darkest channel (log relative to paper white) of a coin: copper and nickel reflect
+# more than half of every colour; translucent plastic passes under a third of some.
+METAL_LOG_MIN = -0.9
 # Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0
 # Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
@@ -74,7 +77,8 @@ class Detection:
 
 @dataclass
 class _Blob:
-    mask: np.ndarray      # crop with margin, uint8 0/255, holes filled
+    mask: np.ndarray       # the blob in its box, uint8 0/255, convex
+    undecided: np.ndarray  # shadow-like pixels touching it: shadow or shaded face
     origin_px: np.ndarray  # crop's top-left grid pixel (col, row)
     area_mm2: float
     observed: np.ndarray   # median log colour relative to paper white (b, g, r)
@@ -133,15 +137,15 @@ class Detector:
         out = []
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
         for weak, box in blobs(fg.mask, self.grid, margin):
-            mask = refine(fg, weak, box)
-            area = np.count_nonzero(mask) * res * res
-            if area < MIN_BLOB_MM2:
-                continue
-            inner = cv2.erode(mask, kernel)
-            sel = inner > 0 if np.count_nonzero(inner) >= 10 else mask > 0
-            observed = np.median(fg.log_reflectance(*box)[sel], axis=0)
-            table = np.median(fg.table_log_reflectance(*box)[sel], axis=0)
-            out.append(_Blob(mask, np.array(box[:2]), area, observed, table))
+            for mask, undecided in refine(fg, weak, box):
+                area = np.count_nonzero(mask) * res * res
+                if area < MIN_BLOB_MM2:
+                    continue
+                inner = cv2.erode(mask, kernel)
+                sel = inner > 0 if np.count_nonzero(inner) >= 10 else mask > 0
+                observed = np.median(fg.log_reflectance(*box)[sel], axis=0)
+                table = np.median(fg.table_log_reflectance(*box)[sel], axis=0)
+                out.append(_Blob(mask, undecided, np.array(box[:2]), area, observed, table))
         return out
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -176,23 +180,25 @@ class Detector:
         res = self.grid.res
         hyps: list[fitting.Hypothesis] = []
         starts: list[np.ndarray] = []
-        points = []
+        points, open_sides = [], []
         for i, b in enumerate(found):
             origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
-            pts = fitting.outline_points(b.mask, origin, res)
-            h, s = fitting.initial_hypotheses(pts, b.area_mm2, camera, i)
+            pts, open_side = fitting.outline_points(b.mask, b.undecided, origin, res)
+            h, s = fitting.initial_hypotheses(pts, b.area_mm2, camera, i, with_coins=_metallic(b.observed))
             hyps += h
             starts += s
             points += [pts] * len(h)
+            open_sides += [open_side] * len(h)
         per_blob: list[list[fitting.Fit]] = [[] for _ in found]
         if not hyps:
             return per_blob
-        params, r = fitting.gauss_newton(hyps, np.array(starts), np.array(points), camera, 0.5 * res)
-        rms = fitting.robust_rms(r)
+        open_sides = np.array(open_sides)
+        params, r = fitting.gauss_newton(hyps, np.array(starts), np.array(points), open_sides, camera, 0.5 * res)
+        rms = fitting.robust_rms(r, open_sides)
         for h, p, e in zip(hyps, params, rms):
             b = found[h.blob]
             origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
-            iou = fitting.silhouette_iou(h, p, b.mask, origin, res, camera)
+            iou = fitting.silhouette_iou(h, p, b.mask, b.undecided, origin, res, camera)
             per_blob[h.blob].append(fitting.Fit(h, p, float(e), iou))
         return per_blob
 
@@ -232,3 +238,9 @@ class Detector:
 
 def _cost(f: fitting.Fit) -> float:
     return f.rms + IOU_COST_MM * (1.0 - f.iou)
+
+
+def _metallic(observed: np.ndarray) -> bool:
+    """Could this be a coin? Polished metal mirrors the lamps and the room: bright in
+    every channel, where coloured plastic absorbs at least one channel strongly."""
+    return bool(np.min(observed) > METAL_LOG_MIN)

@@ -46,9 +46,19 @@ MIN_SEED_MM2 = 15.0
 # lamps and daylight differ in colour, so shadows are a little bluish or yellowish, but
 # far less than any coloured plastic changes the hue of what is behind it.
 SHADOW_HUE_RATIO = 0.3
-# A blob's edge: where its evidence falls to this fraction of its typical (median of its
-# full-evidence pixels), i.e. half way between piece and table.
+# Shadow-like pixels darker than this (log) may be a piece's own shaded face as well as a
+# shadow on the table: the model fit treats them as neither piece nor table.
+DARK_LOG_MAX = -0.15
+# A blob's edge: where its evidence falls to half its typical (median of its
+# full-evidence pixels), i.e. half way between piece and table. Fainter parts of the
+# blob (a face seeing the lamp's reflection) are left undecided.
 EDGE_LEVEL = 0.5
+# A pyramid's silhouette is convex; a blob whose area is less than this share of its
+# convex hull is taken for touching pieces and split (eroding up to SPLIT_ERODE_MAX
+# pixels, keeping parts of at least SPLIT_SEED_PX).
+SOLIDITY_MIN = 0.75
+SPLIT_ERODE_MAX = 5
+SPLIT_SEED_PX = 20
 # Marker sheets are paper around the black square: mask this multiple of the square.
 MARKER_PAPER_FACTOR = 1.8
 # Smallest blob worth fitting, mm²: half the base of a small piece (14.3 mm square).
@@ -71,7 +81,9 @@ class Foreground:
     background: np.ndarray  # H×W×3 uint8, the bare-table estimate
     mask: np.ndarray        # H×W uint8 0/255, hysteresis foreground
     score: np.ndarray       # H×W float32, evidence (1 = full; shadows 0)
+    dark: np.ndarray        # H×W uint8 0/255, shadow-like: a shadow or a piece's shaded face
     paper_log: np.ndarray   # log of the markers' white paper, b, g, r
+    res: float              # mm per pixel
 
     def table_log_reflectance(self, x: int, y: int, w: int, h: int) -> np.ndarray:
         """log(bare table / white paper) in a box, h×w×3 float32."""
@@ -144,19 +156,23 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     score = cv2.max(cv2.max(chroma * (1 / CHROMA_MIN), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / BRIGHT_LOG_MIN))
     shadow = (lum < 0) & (lum > SHADOW_LOG_MIN) & (chroma < -SHADOW_HUE_RATIO * lum)
     score[shadow | (usable == 0)] = 0
+    dark = (shadow & (lum < DARK_LOG_MAX) & (usable > 0)).astype(np.uint8) * 255
     strong = cv2.morphologyEx(cv2.compare(score, 1.0, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     weak = cv2.morphologyEx(cv2.compare(score, WEAK, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
     seeds = np.bincount(labels[strong > 0], minlength=n)
     keep = (seeds >= MIN_SEED_MM2 / filler.res ** 2).astype(np.uint8) * 255
     keep[0] = 0
-    return Foreground(table, bg, keep[labels], score, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0))
+    return Foreground(table, bg, keep[labels], score, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
+                      filler.res)
 
 
-def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
-    """A blob's own mask, cut at half its typical evidence (the true edge of a blurred
-    picture, whatever the piece's contrast), as its filled convex hull.
-    `weak` is the blob's hysteresis mask in the box (x, y, w, h)."""
+def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each piece in a blob: its mask cut at half the blob's typical evidence (the true
+    edge of a blurred picture, whatever the piece's contrast) as a filled convex hull,
+    and the faint or shadow-like pixels next to it (a shadow, a shaded or mirroring
+    face: undecided), both in the box (x, y, w, h). `weak` is the blob's hysteresis
+    mask in the box. A blob far from convex is pieces touching: it is split first."""
     x, y, w, h = box
     score = fg.score[y:y + h, x:x + w]
     inside = score[(weak > 0) & (score > 1.0)]
@@ -164,9 +180,45 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     mask = ((score > level) & (weak > 0)).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n > 2:
-        mask = (labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8) * 255
-    return convex_fill(mask)
+    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
+    parts = [p for i in big for p in split((labels == i).astype(np.uint8) * 255)]
+    out = []
+    for part in parts:
+        hull = convex_fill(part)
+        others = np.zeros_like(hull)
+        for q in parts:
+            if q is not part:
+                others |= q
+        undecided = (fg.dark[y:y + h, x:x + w] | weak) & ~hull & ~others
+        n, labels = cv2.connectedComponents(undecided, connectivity=8)
+        touching = np.unique(labels[(cv2.dilate(hull, np.ones((3, 3), np.uint8)) > 0) & (labels > 0)])
+        out.append((hull, np.isin(labels, touching).astype(np.uint8) * 255))
+    return out
+
+
+def split(mask: np.ndarray) -> list[np.ndarray]:
+    """Touching pieces: a mask much less convex than a pyramid's silhouette is eroded
+    until it falls apart, and each pixel goes to the nearest part."""
+    if solidity(mask) >= SOLIDITY_MIN:
+        return [mask]
+    kernel = np.ones((3, 3), np.uint8)
+    core = mask
+    for _ in range(SPLIT_ERODE_MAX):
+        core = cv2.erode(core, kernel)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+        seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= SPLIT_SEED_PX]
+        if len(seeds) >= 2:
+            # each pixel of the mask goes to the nearest seed
+            dist = np.stack([cv2.distanceTransform((labels != i).astype(np.uint8), cv2.DIST_L2, 3) for i in seeds])
+            owner = np.argmin(dist, axis=0)
+            return [((owner == k) & (mask > 0)).astype(np.uint8) * 255 for k in range(len(seeds))]
+    return [mask]
+
+
+def solidity(mask: np.ndarray) -> float:
+    """Area over convex hull area."""
+    hull = convex_fill(mask)
+    return np.count_nonzero(mask) / max(np.count_nonzero(hull), 1)
 
 
 def convex_fill(mask: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ IMAGE_MARGIN_PX = 12               # the sheets stay at least this far inside th
 GAP_UPRIGHT_MM = 2.0               # free space kept around an upright piece or coin
 GAP_FLAT_MM = 0.6                  # flat pieces may lie almost touching others
 PLACEMENT_TRIES = 400
-SKIN_TONES = ((0.62, 0.42, 0.32), (0.55, 0.36, 0.27), (0.40, 0.24, 0.16), (0.22, 0.12, 0.07), (0.68, 0.50, 0.40))
+SKIN_TONES = ((0.45, 0.29, 0.21), (0.38, 0.24, 0.17), (0.26, 0.15, 0.10), (0.12, 0.07, 0.045), (0.50, 0.34, 0.26))  # linear
 
 
 def _camera(rng: np.random.Generator, layout: MarkerLayout, paper_mm: float) -> CameraSpec:

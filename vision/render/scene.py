@@ -114,7 +114,7 @@ class Hand:
     scale: float = 1.0
     spread_deg: float = 12.0
     curl: float = 0.3
-    skin: Vec3 = (0.55, 0.36, 0.27)
+    skin: Vec3 = (0.38, 0.24, 0.17)
 
 
 @dataclass(frozen=True)

@@ -80,27 +80,38 @@ WOODS = {  # linear RGB of the light (early) wood; late-wood bands are darker an
 
 
 def _wood(s: Surface, xy: np.ndarray, fp) -> np.ndarray:
+    """Planks with figure: growth rings cut at a slant give long wavy streaks (cathedrals),
+    plus fine pores along the grain, a per-plank shade and dark seams between planks."""
     rng = np.random.default_rng(s.seed)
     base = np.array(list(WOODS.values())[s.seed % len(WOODS)]) * np.array(s.tint)
     plank_w = rng.uniform(90, 180) * s.scale
     uv = _rotate(xy, s.angle_deg)
     plank = np.floor(uv[:, 1] / plank_w)
-    # each plank: its own shade, grain offset and butt joints along its length
-    shade = 1.0 + 0.35 * noise(np.column_stack([plank * 7.3, plank * 3.1]), 1.0, s.seed + 5)
+    shade = 1.0 + 0.3 * noise(np.column_stack([plank * 7.3, plank * 3.1]), 1.0, s.seed + 5)
     along = uv[:, 0] + plank * 397.0
     across = uv[:, 1] - plank * plank_w
-    warp = fbm(np.column_stack([along, across]), 60 * s.scale, s.seed + 1, 3, fp, (6.0, 1.0))
-    rings = np.sin((across + 18 * warp + plank * 13.0) * (2 * math.pi / (3.2 * s.scale)))
-    ring_fade = np.clip(1.5 - 2.0 * np.asarray(fp) / (1.6 * s.scale), 0, 1)
-    late = np.clip(0.5 + 0.5 * rings * ring_fade, 0, 1) ** 2.5
-    fibre = noise(np.column_stack([along, across]), 0.6 * s.scale, s.seed + 2, fp, (12.0, 1.0))
-    mottle = fbm(xy, 140.0, s.seed + 3, 3, fp)
-    lum = shade * (1.0 - 0.38 * late + 0.25 * fibre + 0.25 * mottle)
+    a_xy = np.column_stack([along, across])
+    # growth rings: the board surface cuts a tapering log at depth D below its pith, so a
+    # ring of radius r shows where (across - pith)² + D² = r²: wide bands over the pith,
+    # tight lines at the sides, arches ("cathedrals") where D shrinks along the board
+    pith = (rng.uniform(-0.3, 0.3, 256)[plank.astype(int) % 256] * plank_w
+            + 12 * s.scale * fbm(a_xy, 120 * s.scale, s.seed + 1, 2, fp, (6.0, 1.0)))
+    taper = rng.uniform(-0.03, 0.03, 256)[plank.astype(int) % 256]
+    depth_d = rng.uniform(15, 90, 256)[plank.astype(int) % 256] * s.scale + taper * (along % 1500 - 750)
+    ring_mm = rng.uniform(2.5, 6.0) * s.scale
+    radius = np.sqrt((across - pith) ** 2 + np.maximum(np.abs(depth_d), 4.0) ** 2)
+    phase = radius / ring_mm + 0.5 * fbm(a_xy, 40 * s.scale, s.seed + 6, 2, fp, (8.0, 1.0))
+    ring_fade = np.clip(1.5 - 2.0 * np.asarray(fp) / (0.5 * ring_mm), 0, 1)
+    late = (0.5 + 0.5 * np.sin(2 * math.pi * phase)) ** 4 * ring_fade + 0.0625 * (1 - ring_fade)
+    pores = noise(a_xy, 0.5 * s.scale, s.seed + 2, fp, (14.0, 1.0))
+    mottle = fbm(xy, 160.0, s.seed + 3, 3, fp)
+    lum = shade * (1.0 - 0.45 * late + 0.3 * pores + 0.3 * mottle)
     col = base[None, :] * lum[:, None]
-    col = col * (1.0 - 0.25 * late[:, None] * np.array([0.0, 0.25, 0.45]))  # late wood redder
-    seam = np.abs(across - plank_w / 2) > plank_w / 2 - 0.6
-    col[seam] *= 0.35
-    return col
+    col = col * (1.0 - 0.3 * late[:, None] * np.array([0.0, 0.2, 0.4]))  # late wood redder
+    # seams: a dark 0.6 mm gap, coverage spread over the pixel footprint (no jaggies)
+    gap = np.abs(across - plank_w / 2) - (plank_w / 2 - 0.3)
+    seam = np.clip(0.5 + gap / np.maximum(fp, 1e-3), 0, 1)
+    return col * (1 - 0.7 * seam[:, None])
 
 
 def _cloth(s: Surface, xy: np.ndarray, fp) -> np.ndarray:
@@ -153,29 +164,32 @@ def _marker_texture(dictionary: str, marker_id: int, size_mm: float) -> np.ndarr
 
 
 def paper(layout: MarkerLayout, paper_mm: float, xy: np.ndarray, footprint, seed: int = 0
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """Marker sheets: (coverage 0..1 of the paper, albedo N×3 where covered)."""
-    cover = np.zeros(len(xy))
-    ink = np.zeros(len(xy))
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Marker sheets: (indices of the points on or next to a sheet, their paper coverage
+    0..1, their albedo N×3 where covered)."""
     fp = np.broadcast_to(np.asarray(footprint, float), (len(xy),))
+    half = paper_mm / 2
+    picked, covers, inks = [], [], []
     for m in layout.markers:
         dx, dy = xy[:, 0] - m.center[0], xy[:, 1] - m.center[1]
-        half = paper_mm / 2
-        near = (np.abs(dx) < half + 2) & (np.abs(dy) < half + 2)
-        if not near.any():
+        near = np.flatnonzero((np.abs(dx) < half + 2) & (np.abs(dy) < half + 2))
+        if len(near) == 0:
             continue
+        dx, dy = dx[near], dy[near]
         # paper edge: coverage ramps over one pixel (anti-aliased)
-        edge = half - np.maximum(np.abs(dx[near]), np.abs(dy[near]))
-        cover[near] = np.maximum(cover[near], np.clip(0.5 + edge / np.maximum(fp[near], 1e-3), 0, 1))
+        edge = half - np.maximum(np.abs(dx), np.abs(dy))
+        covers.append(np.clip(0.5 + edge / np.maximum(fp[near], 1e-3), 0, 1))
         tex = _marker_texture(layout.dictionary, m.id, m.size)
         # box-filter the print to the pixel footprint before the bilinear lookup
         sigma = max(float(np.median(fp[near])) * TEXELS_PER_MM * 0.45, 0.3)
         tex_f = cv2.GaussianBlur(tex, (0, 0), sigma)
         scale = tex.shape[0] / m.size
-        mx = (dx[near] + m.size / 2) * scale - 0.5
-        my = (dy[near] + m.size / 2) * scale - 0.5
-        ink[near] = lookup(tex_f, mx, my, cv2.INTER_LINEAR, cv2.BORDER_CONSTANT)
-    grain = 1.0 + 0.03 * fbm(xy, 3.0, seed + 11, 2, footprint)
+        inks.append(lookup(tex_f, (dx + m.size / 2) * scale - 0.5, (dy + m.size / 2) * scale - 0.5,
+                           cv2.INTER_LINEAR, cv2.BORDER_CONSTANT))
+        picked.append(near)
+    if not picked:
+        return np.zeros(0, int), np.zeros(0), np.zeros((0, 3))
+    idx, cover, ink = np.concatenate(picked), np.concatenate(covers), np.concatenate(inks)
+    grain = 1.0 + 0.03 * fbm(xy[idx], 3.0, seed + 11, 2, fp[idx])
     white = PAPER_ALBEDO * grain[:, None] * np.array([1.0, 0.99, 0.965])
-    albedo = white * (1 - ink[:, None]) + INK_ALBEDO * ink[:, None]
-    return cover, albedo
+    return idx, cover, white * (1 - ink[:, None]) + INK_ALBEDO * ink[:, None]

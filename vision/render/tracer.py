@@ -28,6 +28,7 @@ AO_STRENGTH = {True: 0.35, False: 0.6}   # translucent / opaque occluder
 TABLE_ID, SOLID_ID, SHELL_ID = 0, 1, 100000
 SHININESS = {"table": 40.0, "plastic": 300.0, "metal": 60.0, "skin": 12.0}   # Blinn-Phong exponents
 F0_SKIN = 0.028
+PAPER_F0 = 0.01
 PLASTIC_ROUGHNESS = 0.03   # rad: spread of a glint on moulded plastic
 
 
@@ -54,34 +55,52 @@ class Pixels:
         return (np.arange(v0, v1 + 1)[:, None] * w + np.arange(u0, u1 + 1)[None, :]).ravel()
 
 
-def _normalised(view: CameraView, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+def _undistort_table(view: CameraView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact undistorted normalised coordinates on a coarse grid: (grid u, grid v, values)."""
+    K, s = view.intrinsics, UNDISTORT_STEP
+    gu = np.arange(-2 * s, K.width + 3 * s, s, dtype=np.float64)
+    gv = np.arange(-2 * s, K.height + 3 * s, s, dtype=np.float64)
+    mesh = np.stack(np.meshgrid(gu, gv), axis=-1).reshape(-1, 2)
+    return gu, gv, view.undistort_pixels(mesh).reshape(len(gv), len(gu), 2)
+
+
+def _weights(x: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    f = (x - g[0]) / UNDISTORT_STEP
+    i = np.clip(np.floor(f).astype(int), 0, len(g) - 2)
+    return i, (f - i)[:, None]
+
+
+def _normalised(view: CameraView, pix: Pixels) -> np.ndarray:
     """Undistorted normalised image coordinates of pixels: exact on a coarse grid,
     bilinear in between (lens distortion is smooth: error far below 0.01 px)."""
     K = view.intrinsics
     if not any(K.dist):
-        return np.column_stack([(u - K.cx) / K.fx, (v - K.cy) / K.fy])
-    s = UNDISTORT_STEP
-    gu = np.arange(-2 * s, K.width + 3 * s, s, dtype=np.float64)
-    gv = np.arange(-2 * s, K.height + 3 * s, s, dtype=np.float64)
-    mesh = np.stack(np.meshgrid(gu, gv), axis=-1).reshape(-1, 2)
-    table = view.undistort_pixels(mesh).reshape(len(gv), len(gu), 2)
-    fu, fv = (u - gu[0]) / s, (v - gv[0]) / s
-    iu = np.clip(np.floor(fu).astype(int), 0, len(gu) - 2)
-    iv = np.clip(np.floor(fv).astype(int), 0, len(gv) - 2)
-    au, av = (fu - iu)[:, None], (fv - iv)[:, None]
+        return np.column_stack([(pix.u - K.cx) / K.fx, (pix.v - K.cy) / K.fy])
+    gu, gv, table = _undistort_table(view)
+    if pix.grid is not None:  # separable: along u for every coarse row, then along v
+        h, w = pix.grid
+        iu, au = _weights(np.arange(w, dtype=np.float64), gu)
+        iv, av = _weights(np.arange(h, dtype=np.float64), gv)
+        rows = table[:, iu] * (1 - au[None]) + table[:, iu + 1] * au[None]
+        return (rows[iv] * (1 - av[:, :, None]) + rows[iv + 1] * av[:, :, None]).reshape(-1, 2)
+    iu, au = _weights(pix.u, gu)
+    iv, av = _weights(pix.v, gv)
     return ((1 - av) * ((1 - au) * table[iv, iu] + au * table[iv, iu + 1])
             + av * ((1 - au) * table[iv + 1, iu] + au * table[iv + 1, iu + 1]))
 
 
-def camera_rays(view: CameraView, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def camera_rays(view: CameraView, pix: Pixels) -> tuple[np.ndarray, np.ndarray]:
     """World origins and unit directions (z up) of the rays through pixels (u, v)."""
-    rays = _normalised(view, u, v)
+    rays = _normalised(view, pix)
     R = view.rotation
-    d = np.column_stack([rays, np.ones(len(rays))]) @ R     # = (R.T @ ray.T).T
-    d[:, 2] = -d[:, 2]                                      # camera frame z is -height
-    d /= np.linalg.norm(d, axis=1, keepdims=True)
+    d = np.empty((len(rays), 3))
+    # camera ray (x, y, 1) to the table frame (R.T @ ray), whose third axis is -height
+    d[:, 0] = R[0, 0] * rays[:, 0] + R[1, 0] * rays[:, 1] + R[2, 0]
+    d[:, 1] = R[0, 1] * rays[:, 0] + R[1, 1] * rays[:, 1] + R[2, 1]
+    d[:, 2] = -(R[0, 2] * rays[:, 0] + R[1, 2] * rays[:, 1] + R[2, 2])
+    d /= np.sqrt(np.einsum("ij,ij->i", d, d))[:, None]
     o = np.broadcast_to(view.position, d.shape)
-    return np.ascontiguousarray(o), d
+    return o, d
 
 
 def pixel_box(view: CameraView, pts: np.ndarray, pad: float = 2.0) -> tuple[float, float, float, float]:
@@ -139,9 +158,10 @@ def environment(r: np.ndarray, world: World) -> np.ndarray:
     """Radiance of the room in direction r (N×3): the lit table below, dim walls with a
     brighter window on one side, a brighter ceiling overhead."""
     up = np.clip(r[:, 2], -1, 1)[:, None]
-    az = np.arctan2(r[:, 1], r[:, 0])[:, None]
-    window = 1.0 + world.window * np.exp(-((np.angle(np.exp(1j * (az - world.window_azimuth)))) / 0.5) ** 2) \
-        * np.exp(-((up - 0.25) / 0.2) ** 2)
+    # a window: brighter towards one azimuth, a little above the horizon (von Mises lobe)
+    wx, wy = math.cos(world.window_azimuth), math.sin(world.window_azimuth)
+    cos_az = (r[:, 0] * wx + r[:, 1] * wy)[:, None] / np.sqrt(r[:, 0] ** 2 + r[:, 1] ** 2 + 1e-9)[:, None]
+    window = 1.0 + world.window * np.exp(4.0 * (cos_az - 1.0) - ((up - 0.25) / 0.2) ** 2)
     sky = world.ambient * (0.6 + 1.4 * up ** 2) * window
     return np.where(up > 0, sky, world.floor)
 
@@ -241,7 +261,7 @@ def trace(world: World, view: CameraView, pix: Pixels, rng: np.random.Generator,
     pixel_size: the side of the picture area each ray stands for, px (textures are
     band-limited to it).
     """
-    o, d = camera_rays(view, pix.u, pix.v)
+    o, d = camera_rays(view, pix)
     N = len(pix.u)
     t_hit = np.where(d[:, 2] < 0, -o[:, 2] / np.minimum(d[:, 2], -1e-9), np.inf)
     normal = np.tile([0.0, 0.0, 1.0], (N, 1))
@@ -340,11 +360,13 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
     f0 = np.full((N, 3), 0.0)
     shin = np.full(N, SHININESS["table"])
     tbl = np.flatnonzero(on_table)
-    cover, paper_albedo = surfaces.paper(world.spec.layout, world.spec.paper_mm, P[tbl, :2], footprint[tbl],
-                                         world.spec.surface.seed)
-    wood = surfaces.table_albedo(world.spec.surface, P[tbl, :2], footprint[tbl])
-    albedo[tbl] = wood * (1 - cover[:, None]) + paper_albedo * cover[:, None]
-    f0[tbl] = surfaces.GLOSS[world.spec.surface.kind] * (1 - cover[:, None]) + 0.01 * cover[:, None]
+    albedo[tbl] = surfaces.table_albedo(world.spec.surface, P[tbl, :2], footprint[tbl])
+    f0[tbl] = surfaces.GLOSS[world.spec.surface.kind]
+    near, cover, paper_albedo = surfaces.paper(world.spec.layout, world.spec.paper_mm, P[tbl, :2], footprint[tbl],
+                                               world.spec.surface.seed)
+    sheet = tbl[near]
+    albedo[sheet] = albedo[sheet] * (1 - cover[:, None]) + paper_albedo * cover[:, None]
+    f0[sheet] = f0[sheet] * (1 - cover[:, None]) + PAPER_F0 * cover[:, None]
     for k, s in enumerate(world.solids):
         sel = hit_id == SOLID_ID + k
         if not sel.any():
@@ -373,7 +395,7 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
         half = ldir + to_eye
         half /= np.linalg.norm(half, axis=1, keepdims=True)
         nh = np.clip(np.einsum("ij,ij->i", n, half), 0, 1)
-        spec += Vis * E * ((shin + 8) / (8 * math.pi) * nh ** shin)[:, None]
+        spec += Vis * E * ((shin + 8) / (8 * math.pi) * np.exp(shin * np.log(np.maximum(nh, 1e-6))))[:, None]
     ao = contact_occlusion(world, view, P, pix, on_table)
     refl = -to_eye + 2 * cos_v[:, None] * n
     radiance = albedo * (1 - F) * (direct + world.ambient * ao[:, None]) + F * (spec + environment(refl, world) * ao[:, None])

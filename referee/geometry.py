@@ -1,8 +1,9 @@
 """Plane geometry shared by the referees: footprints, rays, distances, tangency loci.
 
-Pure Python on tuples of table millimetres (shapely only where a referee wants its
-STRtree or a polygon object), so the rulings are exact closed forms rather than
-sampled rasters. Polygons are convex footprints (a base square or a flat pentagon).
+Pure Python on tuples of table millimetres, so the rulings are exact closed forms rather
+than sampled rasters, and fast on a table of 36 pieces (a bounding-box sweep beats
+building shapely objects at that size; the tests check these results against shapely).
+Polygons are convex footprints (a base square or a flat pentagon).
 
 >>> sq = [(10, -5), (20, -5), (20, 5), (10, 5)]
 >>> ray_entry(sq, (0, 0), (1, 0))
@@ -16,8 +17,6 @@ from __future__ import annotations
 import math
 from typing import Iterable, Sequence
 
-import shapely
-
 from domain import Piece, Point
 
 # Below this, two numbers in mm are the same number: far under any measurement error,
@@ -30,10 +29,6 @@ Poly = Sequence[Point]
 def footprint(piece: Piece) -> list[Point]:
     """The piece seen from above (upright: base square; flat: the pentagon of facts.md)."""
     return piece.footprint()
-
-
-def shapely_polygon(points: Poly) -> shapely.Polygon:
-    return shapely.Polygon(points)
 
 
 def bbox(points: Poly) -> tuple[float, float, float, float]:

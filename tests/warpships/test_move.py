@@ -54,6 +54,15 @@ def test_launch_with_the_tail_10mm_short_of_the_warp():
     assert r.reason == "the new tail is 112 mm from the base of n; the warp spans only 101.6 mm"
 
 
+def test_warp_touching_only_a_corner_of_the_base_is_not_flush():
+    # the warp against the (+x, +y) corner at 45 degrees, the ship flush on its far side:
+    # no warp flush along an edge can also reach that tail
+    c = at((HALF_L, HALF_L), R, 45)
+    before, after = launch_states(at(c, R, 45), 45.0)
+    r = rule_move(before, after)
+    assert not r.legal and r.margin < -20
+
+
 def test_launch_blocked_by_a_ship_where_the_warp_must_lie():
     blocker = Piece.upright("b", "blue", "small", (HALF_L + R, 30.0))
     before, after = launch_states((HALF_L + 2 * R, 0.0), 0.0, extra=(blocker,))

@@ -135,12 +135,21 @@ def test_every_generated_move_is_ruled_legal_with_a_real_placement(seed, pick, f
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 3), st.integers(0, 10 ** 6), st.floats(0, 360), st.floats(-400, 400))
-def test_move_ruling_unchanged_by_moving_the_whole_table(seed, pick, deg, dx):
-    _, _, mid, flies = generated(seed)
-    cand = flies[pick % len(flies)]
-    a = rule_move(mid, cand.after)
-    b = rule_move(rigid(mid, deg, (dx, -dx)), rigid(cand.after, deg, (dx, -dx)))
+@given(st.integers(0, 3), st.integers(0, 10 ** 6), st.floats(0, 360), st.floats(-400, 400), st.booleans(),
+       st.floats(-30, 30))
+def test_move_ruling_unchanged_by_moving_the_whole_table(seed, pick, deg, dx, fly, nudge):
+    start, launches, mid, flies = generated(seed)
+    before, moves = (mid, flies) if fly and flies else (start, launches)
+    cand = moves[pick % len(moves)]
+    # nudge the landed ship sideways so illegal moves are compared too
+    p = cand.after.piece(cand.new_id)
+    after = cand.after.with_piece(p.moved(tail=(p.tail[0] + nudge, p.tail[1]),
+                                          nose=(p.nose[0] + nudge, p.nose[1])))
+    try:
+        a = rule_move(before, after)
+    except ContradictionError:  # nudged onto another ship
+        assume(False)
+    b = rule_move(rigid(before, deg, (dx, -dx)), rigid(after, deg, (dx, -dx)))
     assert (a.legal, a.kind, a.ship) == (b.legal, b.kind, b.ship)
     assert a.margin == pytest.approx(b.margin, abs=1e-6)
 

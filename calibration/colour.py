@@ -60,10 +60,11 @@ class ColourModel:
     kind: str                 # TRANSLUCENT or OPAQUE
     appearance: tuple[float, float, float]   # log b, g, r on white paper, relative to it
     spread: float
+    prior: float = 0.0        # added to the distance: how much rarer this colour is
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "appearance": [round(c, 3) for c in self.appearance],
-                "spread": round(self.spread, 3)}
+                "spread": round(self.spread, 3), "prior": self.prior}
 
     def show_through(self, observed: np.ndarray, table: np.ndarray) -> np.ndarray:
         """How much of the table (w, per measurement) best explains what is observed."""
@@ -92,7 +93,7 @@ class ColourModels:
         for j, m in enumerate(self.models):
             w = m.show_through(observed, table)[:, None]
             resid = _weighted(observed - np.asarray(m.appearance) - w * table)
-            out[:, j] = np.linalg.norm(resid, axis=1) / m.spread
+            out[:, j] = np.linalg.norm(resid, axis=1) / m.spread + m.prior
         return out
 
     def classify(self, observed: np.ndarray, table: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -127,14 +128,15 @@ class ColourModels:
                 kind = m["kind"]
                 centre = m["appearance"]
                 spread = float(m["spread"])
+                prior = float(m.get("prior", 0.0))
                 vec = tuple(float(c) for c in centre)
                 if kind not in (TRANSLUCENT, OPAQUE) or len(vec) != 3 or not spread > 0 \
-                        or not all(np.isfinite(vec)):
+                        or not all(np.isfinite(vec + (prior,))):
                     raise ValueError
             except (KeyError, TypeError, ValueError):
                 raise ColourFileError(f"{source}: colour {name!r} needs kind (translucent|opaque), "
                                       f"appearance [b, g, r] and a positive spread") from None
-            models.append(ColourModel(name, kind, vec, spread))  # type: ignore[arg-type]
+            models.append(ColourModel(name, kind, vec, spread, prior))  # type: ignore[arg-type]
         return cls(tuple(models))
 
     @classmethod
@@ -167,6 +169,8 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     from vision.pipeline import Detector  # the detector measures; this module only models
 
     base = base or ColourModels.load()
+    # the picture says which colours are in use: no colour is rarer than another
+    base = ColourModels(tuple(ColourModel(m.name, m.kind, m.appearance, m.spread) for m in base.models))
     names = [Color(c).value for c in expected_colours]
     if len(set(names)) != len(names):
         raise InputError("each colour may appear only once in a calibration picture")
@@ -186,6 +190,6 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
             w = m.show_through(observed[r:r + 1], table[r:r + 1])[0]
             new = observed[r] - w * table[r]
             appearance = (1 - REFINE_WEIGHT) * np.asarray(m.appearance) + REFINE_WEIGHT * new
-            m = ColourModel(m.name, m.kind, tuple(float(v) for v in appearance), m.spread)  # type: ignore[arg-type]
+            m = ColourModel(m.name, m.kind, tuple(float(v) for v in appearance), m.spread, m.prior)  # type: ignore[arg-type]
         out.append(m)
     return ColourModels(tuple(out))

@@ -143,8 +143,7 @@ class Detector:
                     continue
                 inner = cv2.erode(mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else mask > 0
-                observed = np.median(fg.log_reflectance(*box)[sel], axis=0)
-                table = np.median(fg.table_log_reflectance(*box)[sel], axis=0)
+                observed, table = _colour_of(fg.log_reflectance(*box)[sel], fg.table_log_reflectance(*box)[sel])
                 out.append(_Blob(mask, undecided, np.array(box[:2]), area, observed, table))
         return out
 
@@ -244,3 +243,11 @@ def _metallic(observed: np.ndarray) -> bool:
     """Could this be a coin? Polished metal mirrors the lamps and the room: bright in
     every channel, where coloured plastic absorbs at least one channel strongly."""
     return bool(np.min(observed) > METAL_LOG_MIN)
+
+
+def _colour_of(pixels: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A blob's colour (and the table's under it): the median of its more saturated half.
+    Faces mirroring a lamp or the room are paler than the plastic; the rest carry its hue."""
+    sat = np.linalg.norm(pixels - pixels.mean(axis=1, keepdims=True), axis=1)
+    keep = sat >= np.median(sat)
+    return np.median(pixels[keep], axis=0), np.median(table[keep], axis=0)

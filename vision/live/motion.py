@@ -1,6 +1,6 @@
 """Never read the table while it moves: a cheap motion gate and an occluder check.
 
-Both work on a small grey copy of the frame (`GATE_WIDTH` pixels wide, blurred), so
+Both work on a small blurred copy of the frame (`GATE_WIDTH` pixels wide), so
 they cost well under a millisecond at 1280×960 and run on every frame; the heavy
 detector runs only once the gate has seen `QUIET_FRAMES` still frames in a row.
 
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-# Width of the grey copy the gate compares, px (1280×960 → 160×120: 8× fewer pixels per side).
+# Width of the copy the gate compares, px (1280×960 → 160×120: 8× fewer pixels per side).
 GATE_WIDTH = 160
-# A pixel "changed" when its blurred grey level moved by more than this: above sensor
+# A pixel "changed" when a blurred colour channel moved by more than this: above sensor
 # noise and JPEG ringing (a few levels), below a pyramid or a hand sliding in (tens).
 DIFF_LEVEL = 18
 # The frame moves when more than this fraction of the gate's pixels changed since the
@@ -42,17 +42,22 @@ DEFAULT_GATE_PIXEL_MM = 6.5
 
 
 def gate_image(frame: np.ndarray) -> np.ndarray:
-    """The small blurred grey copy the gate compares (int16, ready for differences)."""
+    """The small blurred copy the gate compares (int16, ready for differences).
+
+    It keeps colour: a red pyramid on a mid-grey or wooden table can have the table's
+    brightness, so a grey copy would not see it move.
+    """
     h, w = frame.shape[:2]
     small = cv2.resize(frame, (GATE_WIDTH, max(1, round(h * GATE_WIDTH / w))), interpolation=cv2.INTER_AREA)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
-    return cv2.GaussianBlur(grey, (3, 3), 0).astype(np.int16)
+    return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
 
 
 def changed_mask(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Gate pixels whose colour moved by more than DIFF_LEVEL in any channel."""
     if a.shape != b.shape:  # the source changed resolution: everything changed
-        return np.ones(b.shape, dtype=bool)
-    return np.abs(a - b) > DIFF_LEVEL
+        return np.ones(b.shape[:2], dtype=bool)
+    diff = np.abs(a - b)
+    return (diff.max(axis=2) if diff.ndim == 3 else diff) > DIFF_LEVEL
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """Record a live session to a folder and read it back.
 
-The folder holds `events.jsonl` (one event a line: kind, time, data, frame file) and
-`frames/NNNNNN.jpg`, the frames on which the table changed or a ruling was made. So a
-session can be replayed event by event (`read_session`), and its frames can be fed
-back through the pipeline as a folder source (`--source SESSION/frames`).
+The folder holds `events.jsonl` (one event a line: kind, time, data, frame file),
+`frames/NNNNNN.jpg`, the frames on which the table changed or a ruling was made, and a
+`playlist.json` over them. So a session can be read back event by event (`read_session`)
+and replayed through the pipeline (`pyramid-referee serve --source SESSION`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import cv2
 
 from domain import InputError
 from vision.live.loop import LiveEvent
+from vision.live.sources import FOLDER_FPS, FOLDER_HOLD_FRAMES
 
 RECORDED_KINDS = ("table", "ruling", "camera", "correction", "roll")
 JPEG_QUALITY = 90
@@ -53,7 +54,16 @@ class SessionRecorder:
         name = f"frames/{self._frames:06d}.jpg"
         cv2.imwrite(os.path.join(self.folder, name), event.frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         self._last_frame_index, self._last_frame_name = event.frame_index, name
+        self._write_playlist()
         return name
+
+    def _write_playlist(self) -> None:
+        """So `--source SESSION` replays the recorded pictures, each held as a still table."""
+        frames = sorted(os.listdir(os.path.join(self.folder, "frames")))
+        playlist = {"fps": FOLDER_FPS, "frames": [{"file": f"frames/{f}", "repeat": FOLDER_HOLD_FRAMES}
+                                                  for f in frames]}
+        with open(os.path.join(self.folder, "playlist.json"), "w", encoding="utf-8") as f:
+            json.dump(playlist, f)
 
 
 def read_session(folder: str) -> Iterator[dict[str, Any]]:

@@ -30,6 +30,9 @@ RECONNECT_FIRST_WAIT_S = 0.5
 RECONNECT_MAX_WAIT_S = 8.0
 # Nominal rate of a folder of pictures when played in real time.
 FOLDER_FPS = 10.0
+# Each picture of a plain folder is a still table: it stands for this many frames so the
+# motion gate sees it settle and the debouncer gets its agreeing readings.
+FOLDER_HOLD_FRAMES = 5
 
 
 class SourceError(InputError):
@@ -108,7 +111,7 @@ class CaptureSource:
 
 
 class FolderSource:
-    """The pictures of a folder in name order, one frame each.
+    """The pictures of a folder in name order, each held for FOLDER_HOLD_FRAMES frames.
 
     A `playlist.json` in the folder ({"fps": 10, "frames": [{"file": "a.jpg", "repeat": 40}]})
     gives the order and how many frames each picture stands for (footage whose still
@@ -129,7 +132,8 @@ class FolderSource:
     def _entries(self, folder: str) -> list[dict]:
         playlist = os.path.join(folder, "playlist.json")
         if not os.path.exists(playlist):
-            return [{"file": f, "repeat": 1} for f in sorted(os.listdir(folder)) if f.lower().endswith(PICTURE_SUFFIXES)]
+            return [{"file": f, "repeat": FOLDER_HOLD_FRAMES} for f in sorted(os.listdir(folder))
+                    if f.lower().endswith(PICTURE_SUFFIXES)]
         try:
             with open(playlist, encoding="utf-8") as f:
                 data = json.load(f)
@@ -147,7 +151,11 @@ class FolderSource:
         self._left -= 1
         path = os.path.join(self.name, self.entries[self.index]["file"])
         if self._cached is None or self._cached[0] != path:
-            self._cached = (path, check_frame(cv2.imread(path, cv2.IMREAD_COLOR), os.path.basename(path)))
+            try:
+                self._cached = (path, check_frame(cv2.imread(path, cv2.IMREAD_COLOR), os.path.basename(path)))
+            except CorruptFrame:
+                self._left = 0  # once is enough: go on with the next picture
+                raise
         return self._cached[1]
 
     def close(self) -> None:

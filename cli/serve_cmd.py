@@ -29,6 +29,9 @@ def register(sub) -> None:
     p.add_argument("--shadow", action="store_true", help="log rulings as advisory only")
     p.add_argument("--database", help="SQLite file of games and rulings (default: the instance folder)")
     p.add_argument("--record", metavar="FOLDER", help="record the session (frames, states, rulings) to FOLDER")
+    p.add_argument("--markers", metavar="markers.json", help="marker layout (default: the shipped layout)")
+    p.add_argument("--camera", metavar="camera.json", help="camera intrinsics (default: estimated from the markers)")
+    p.add_argument("--colours", "--colors", metavar="colours.json", help="colour models from calibrate-colours")
     p.set_defaults(run=run)
 
 
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ServeError(f"--port must be 0-65535, got {args.port}")
     config = {"LIVE_DEMO": args.demo, "LIVE_SOURCE": args.source, "GAME": args.game, "SHADOW": args.shadow,
-              "RECORD_DIR": args.record}
+              "RECORD_DIR": args.record, "MARKERS": args.markers, "CAMERA": args.camera, "COLOURS": args.colours}
     if args.database:
         config["DATABASE"] = os.path.abspath(args.database)
     app = create_app(config)

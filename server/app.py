@@ -8,6 +8,7 @@ Configuration (app.config, all optional):
 - GAME: start a new game of this kind unless the current one is already of it.
 - SHADOW: rulings are logged but advisory. RECORD_DIR: record the session there.
 - LIVE_REALTIME (True), QUIET_FRAMES, AGREEING_FRAMES: loop tuning (tests speed them up).
+- MARKERS, CAMERA, COLOURS: markers.json, camera.json, colours.json for the detector.
 - DETECTOR, FRAME_SOURCE: objects to use instead of the real ones (tests).
 """
 
@@ -30,6 +31,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         DATABASE=os.path.join(app.instance_path, "pyramid-referee.sqlite3"),
         LIVE_SOURCE=None, LIVE_DEMO=False, GAME=None, SHADOW=False, RECORD_DIR=None,
         LIVE_REALTIME=True, QUIET_FRAMES=None, AGREEING_FRAMES=None, DETECTOR=None, FRAME_SOURCE=None,
+        MARKERS=None, CAMERA=None, COLOURS=None,
     )
     if config:
         app.config.update(config)

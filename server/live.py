@@ -36,11 +36,11 @@ class RequestError(InputError):
     """A player's request that cannot be carried out as asked."""
 
 
-def jpeg(frame: np.ndarray, width: int = PICTURE_WIDTH) -> bytes:
+def jpeg(frame: np.ndarray, width: int = PICTURE_WIDTH, quality: int = JPEG_QUALITY) -> bytes:
     h, w = frame.shape[:2]
     if w > width:
         frame = cv2.resize(frame, (width, round(h * width / w)), interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return buf.tobytes() if ok else b""
 
 

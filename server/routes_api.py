@@ -15,6 +15,7 @@ api = Blueprint("api", __name__)
 # The live picture is refreshed this often: enough to follow hands, cheap to encode.
 STREAM_FPS = 8.0
 LIVE_PICTURE_WIDTH = 800
+RAW_JPEG_QUALITY = 95
 
 
 def service() -> LiveService:
@@ -55,12 +56,14 @@ def stream():
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-def live_picture() -> bytes | None:
+def live_picture(raw: bool = False) -> bytes | None:
     s = service()
     loop = s.loop
     if loop is None or loop.latest_frame is None:
         return None
     frame = loop.latest_frame
+    if raw:  # as the camera took it, full size (for calibrate-colours)
+        return jpeg(frame, frame.shape[1], RAW_JPEG_QUALITY)
     if s.annotate is not None and loop.latest_detection is not None and loop.gate.settled:
         try:
             frame = s.annotate(frame, loop.latest_detection)
@@ -71,7 +74,7 @@ def live_picture() -> bytes | None:
 
 @api.get("/api/frame.jpg")
 def frame():
-    data = live_picture()
+    data = live_picture(raw=bool(request.args.get("raw")))
     if data is None:
         return jsonify({"error": "no camera picture yet"}), 404
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

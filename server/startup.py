@@ -25,10 +25,15 @@ def demo_rolls() -> list[str]:
         return []
 
 
-def real_detector() -> Any:
+def real_detector(config: Mapping[str, Any] | None = None) -> Any:
+    """The project's detector with the configured marker layout, camera file and colour models."""
+    from calibration.camera import Intrinsics
     from calibration.markers import MarkerLayout
     from vision.pipeline import Detector
-    return Detector(MarkerLayout.default())
+    config = config or {}
+    layout = MarkerLayout.load(config["MARKERS"]) if config.get("MARKERS") else MarkerLayout.default()
+    intrinsics = Intrinsics.load(config["CAMERA"]) if config.get("CAMERA") else None
+    return Detector(layout, intrinsics, config.get("COLOURS"))
 
 
 def real_annotate() -> Any:
@@ -69,7 +74,7 @@ def build_service(config: Mapping[str, Any], store: Store, bus: EventBus) -> Liv
     source = frame_source(config, on_status, on_lap)
     if source is not None:
         realtime = bool(config.get("LIVE_REALTIME", True))  # else every frame is read in turn (tests)
-        detector = config.get("DETECTOR") or real_detector()
+        detector = config.get("DETECTOR") or real_detector(config)
         loop = LiveLoop(source, detector, service.referee, service.handle,
                         quiet_frames=config.get("QUIET_FRAMES"), agreeing_frames=config.get("AGREEING_FRAMES"),
                         realtime=realtime, threaded_detection=realtime)

@@ -103,12 +103,15 @@ class Store:
         return [{"id": r["id"], "at": r["at"], "kind": r["kind"], "data": json.loads(r["data"]),
                  "has_image": bool(r["has_image"])} for r in rows]
 
-    def event_image(self, event_id: int) -> bytes:
+    def _image(self, table: str, key: int | str, what: str) -> bytes:
         with closing(self._connect()) as c:
-            row = c.execute("SELECT image FROM events WHERE id = ?", (event_id,)).fetchone()
+            row = c.execute(f"SELECT image FROM {table} WHERE id = ?", (key,)).fetchone()
         if row is None or row["image"] is None:
-            raise NotFound(f"no picture for event {event_id}")
+            raise NotFound(f"no picture for {what}")
         return bytes(row["image"])
+
+    def event_image(self, event_id: int) -> bytes:
+        return self._image("events", event_id, f"event {event_id}")
 
     # -- rulings ----------------------------------------------------------------------
     def add_ruling(self, game_id: int, ruling: dict[str, Any], image: bytes | None) -> None:
@@ -134,11 +137,7 @@ class Store:
         return json.loads(row["data"])
 
     def ruling_image(self, ruling_id: str) -> bytes:
-        with closing(self._connect()) as c:
-            row = c.execute("SELECT image FROM rulings WHERE id = ?", (ruling_id,)).fetchone()
-        if row is None or row["image"] is None:
-            raise NotFound(f"no picture for ruling {ruling_id!r}")
-        return bytes(row["image"])
+        return self._image("rulings", ruling_id, f"ruling {ruling_id!r}")
 
 
 def _game(row: sqlite3.Row) -> dict[str, Any]:

@@ -25,7 +25,7 @@ OUTLINE_POINTS = 48
 # An outline point within this many pixels of undecided (shadow-like) pixels is "open":
 # the model may reach past it at a fraction OPEN_WEIGHT of the usual cost.
 UNDECIDED_REACH_PX = 2
-OPEN_WEIGHT = 0.05
+OPEN_WEIGHT = 0.3
 # Robust loss scale, mm: outline points further than this from the model (a shadow, a
 # touching piece) count less and less (Cauchy weights).
 ROBUST_MM = 1.5

@@ -33,6 +33,9 @@ BG_WINDOW_MM = 130.0
 # is a ~20 % change of one channel against the others, well above table texture and
 # sensor noise after smoothing, well below any coloured plastic (≥ 0.6).
 CHROMA_MIN = 0.18
+# The hue threshold is at least this multiple of the table's median hue difference
+# (texture and sensor noise after the 3×3 smoothing).
+NOISE_FACTOR = 4.0
 # Darkest plausible shadow: a lamp blocked leaves the ambient light and the other lamps,
 # rarely less than 30 % of the lit table (log 0.3 ≈ −1.2). Black plastic is ~5-10 %.
 SHADOW_LOG_MIN = -1.2
@@ -53,6 +56,9 @@ DARK_LOG_MAX = -0.15
 # full-evidence pixels), i.e. half way between piece and table. Fainter parts of the
 # blob (a face seeing the lamp's reflection) are left undecided.
 EDGE_LEVEL = 0.5
+# A blob whose typical evidence is under FAINT (in threshold units) is barely visible:
+# half its evidence would be below the weak threshold, so its weak mask is its edge.
+FAINT = 2.0 * WEAK / EDGE_LEVEL
 # A pyramid's silhouette is convex; a blob whose area is less than this share of its
 # convex hull is taken for touching pieces and split (eroding up to SPLIT_ERODE_MAX
 # pixels, keeping parts of at least SPLIT_SEED_PX).
@@ -153,7 +159,10 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)   # average sensor noise over ~1 mm²
     h1, h2, lum = cv2.split(cv2.transform(log_ratio, _HUE_LUM))
     chroma = cv2.magnitude(h1, h2)
-    score = cv2.max(cv2.max(chroma * (1 / CHROMA_MIN), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / BRIGHT_LOG_MIN))
+    # a dark, saturated table (felt) is noisy in log units: the hue threshold must clear
+    # its own texture and noise, measured where most pixels are bare table
+    chroma_min = max(CHROMA_MIN, NOISE_FACTOR * float(np.median(chroma[usable > 0][::7])))
+    score = cv2.max(cv2.max(chroma * (1 / chroma_min), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / BRIGHT_LOG_MIN))
     shadow = (lum < 0) & (lum > SHADOW_LOG_MIN) & (chroma < -SHADOW_HUE_RATIO * lum)
     score[shadow | (usable == 0)] = 0
     dark = (shadow & (lum < DARK_LOG_MAX) & (usable > 0)).astype(np.uint8) * 255
@@ -176,8 +185,11 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     x, y, w, h = box
     score = fg.score[y:y + h, x:x + w]
     inside = score[(weak > 0) & (score > 1.0)]
-    level = max(WEAK, EDGE_LEVEL * float(np.median(inside))) if inside.size else WEAK
-    mask = ((score > level) & (weak > 0)).astype(np.uint8) * 255
+    typical = float(np.median(inside)) if inside.size else 1.0
+    if typical < FAINT:
+        # barely above the thresholds (green on green felt): the weak mask is the piece
+        return [(convex_fill(weak), np.zeros_like(weak))]
+    mask = ((score > EDGE_LEVEL * typical) & (weak > 0)).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]

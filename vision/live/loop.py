@@ -190,7 +190,8 @@ class LiveLoop:
                 self._set_status("the table is still: no change")
                 return
             self.tracker.confirm(confirmed)
-            self._emit("table", {"table": confirmed.to_dict(), "forced": forced}, frame, index)
+            self._emit("table", {"table": confirmed.to_dict(), "before": before.to_dict(), "forced": forced},
+                       frame, index)
             rulings = self.referee.on_change(before, confirmed) if self._started else []
             self._started = True
         for ruling in rulings:

@@ -43,6 +43,7 @@ class WarpShipsReferee:
     players: tuple[str, ...] = ("Player 1", "Player 2")
     game: Any = None  # WarpShipsGame, started on the first confirmed move
     expected: dict[str, Any] | None = None  # the table once the teleported ships are taken off
+    undo_to: dict[str, Any] | None = None  # the table before an illegal move
     pending: dict[str, Any] | None = None  # the shot waiting for die rolls
 
     @classmethod
@@ -54,27 +55,20 @@ class WarpShipsReferee:
         expected, self.expected = self.expected, None
         if expected is not None and same_table(TableState.from_dict(expected), after):
             return []  # the teleported ships were taken off the table, as the roll said
+        undo, self.undo_to = self.undo_to, None
+        if undo is not None and same_table(TableState.from_dict(undo), after):
+            return []  # an illegal move was taken back
         rulings: list[dict[str, Any]] = []
         if self.pending is not None:
             rulings.append(self._uncertain(f"the table changed before the die was rolled for "
                                            f"{self.pending['ship']}"))
             self.pending = None
-        try:
-            move = self.rule_move(before, after, uncertainty_mm=self.uncertainty_mm)
-        except InputError as e:
-            return rulings + [self._uncertain(f"I cannot tell what happened: {e}")]
-        m = move.to_dict()
-        rulings.append(new_ruling("move", _move_summary(m), m, margin=m.get("margin"),
-                                  too_close=move.too_close_to_call, advisory=self.shadow))
-        if not m.get("legal") and not move.too_close_to_call:
+        ruled, m, b = self._move_and_beam(before, after, self.shadow)
+        rulings += ruled
+        if m is not None and not m.get("legal") and b is None:
+            self.undo_to = before.to_dict()  # the players are expected to take it back
+        if b is None:
             return rulings
-        try:
-            beam = self.rule_beam(after, m["ship"], uncertainty_mm=self.uncertainty_mm)
-        except (InputError, KeyError) as e:
-            return rulings + [self._uncertain(f"cannot trace the beam of {m.get('ship')}: {e}")]
-        b = beam.to_dict()
-        rulings.append(new_ruling("beam", _beam_summary(b), b, margin=b.get("clearance"),
-                                  too_close=beam.too_close_to_call, advisory=self.shadow))
         self.pending = {"before": before.to_dict(), "after": after.to_dict(), "ship": m["ship"], "faces": []}
         if b.get("valid"):
             ship, target = after.piece(b["ship"]), after.piece(b["target"])
@@ -85,6 +79,35 @@ class WarpShipsReferee:
         else:
             rulings += self._finish_turn([])
         return rulings
+
+    def recheck(self, before: TableState, after: TableState) -> list[dict[str, Any]]:
+        """A challenged ruling: the move and the beam ruled again on `after` as corrected now,
+        without touching the game (its turn was already taken)."""
+        rulings = self._move_and_beam(before, after, True)[0]
+        for r in rulings:
+            r["summary"] = "re-check: " + r["summary"]
+        return rulings
+
+    def _move_and_beam(self, before: TableState, after: TableState, advisory: bool
+                       ) -> tuple[list[dict[str, Any]], dict[str, Any] | None, dict[str, Any] | None]:
+        """The move's ruling and, when it may stand, the moved ship's beam: (rulings, move, beam)."""
+        try:
+            move = self.rule_move(before, after, uncertainty_mm=self.uncertainty_mm)
+        except InputError as e:
+            return [self._uncertain(f"I cannot tell what happened: {e}")], None, None
+        m = move.to_dict()
+        rulings = [new_ruling("move", _move_summary(m), m, margin=m.get("margin"),
+                              too_close=move.too_close_to_call, advisory=advisory)]
+        if not m.get("legal") and not move.too_close_to_call:
+            return rulings, m, None
+        try:
+            beam = self.rule_beam(after, m["ship"], uncertainty_mm=self.uncertainty_mm)
+        except (InputError, KeyError) as e:
+            return rulings + [self._uncertain(f"cannot trace the beam of {m.get('ship')}: {e}")], m, None
+        b = beam.to_dict()
+        rulings.append(new_ruling("beam", _beam_summary(b), b, margin=b.get("clearance"),
+                                  too_close=beam.too_close_to_call, advisory=advisory))
+        return rulings, m, b
 
     # -- the game: turns, rolls, colonies ------------------------------------------------------
     def roll(self, face: str | None, players: list[dict[str, str]] | None = None) -> list[dict[str, Any]]:

@@ -195,3 +195,29 @@ def paper(layout: MarkerLayout, paper_mm: float, xy: np.ndarray, footprint, seed
     grain = 1.0 + 0.03 * fbm(xy[idx], 3.0, seed + 11, 2, fp[idx])
     white = PAPER_ALBEDO * grain[:, None] * np.array([1.0, 0.99, 0.965])
     return idx, cover, white * (1 - ink[:, None]) + INK_ALBEDO * ink[:, None]
+
+
+def coin_relief(center: tuple[float, float], radius: float, xy: np.ndarray, seed: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Struck-coin relief on a coin's face: (tilted unit normals N×3, tarnish factor N).
+
+    A raised rim with sloped sides, a ring of lettering and a worn portrait in the field,
+    as a height map whose slope tilts the normal.
+    """
+    q = xy - np.asarray(center)
+    r = np.hypot(q[:, 0], q[:, 1]) / radius
+    eps = 0.05
+
+    def height(p: np.ndarray) -> np.ndarray:
+        rr = np.hypot(p[:, 0], p[:, 1]) / radius
+        rim = np.clip((rr - 0.86) / 0.06, 0, 1) * 0.12
+        letters = ((rr > 0.7) & (rr < 0.84)) * 0.05 * (noise(p, 0.45, seed + 1) > 0.05)
+        portrait = (rr < 0.66) * 0.12 * (0.5 + fbm(p, 4.0, seed + 2, 3))
+        return rim + letters + portrait
+
+    hx = (height(q + [eps, 0]) - height(q - [eps, 0])) / (2 * eps)
+    hy = (height(q + [0, eps]) - height(q - [0, eps])) / (2 * eps)
+    n = np.column_stack([-hx, -hy, np.ones(len(q))])
+    n /= np.linalg.norm(n, axis=1, keepdims=True)
+    tarnish = 1.0 - 0.35 * np.clip(fbm(xy, 3.0, seed + 3, 3) + 0.2, 0, 1) - 0.2 * (r > 0.97)
+    return n, tarnish

@@ -26,7 +26,7 @@ SHADOW_SAMPLES = 8          # lamp points per surface point (per-point jittered 
 AO_REACH_MM = 3.0           # contact darkening falls off over this distance from a base
 AO_STRENGTH = {True: 0.35, False: 0.6}   # translucent / opaque occluder
 TABLE_ID, SOLID_ID, SHELL_ID = 0, 1, 100000
-SHININESS = {"table": 40.0, "plastic": 300.0, "metal": 60.0, "skin": 12.0}   # Blinn-Phong exponents
+SHININESS = {"table": 40.0, "plastic": 300.0, "metal": 18.0, "skin": 12.0}   # Blinn-Phong exponents
 F0_SKIN = 0.028
 PAPER_F0 = 0.01
 PLASTIC_ROUGHNESS = 0.03   # rad: spread of a glint on moulded plastic
@@ -162,7 +162,7 @@ def environment(r: np.ndarray, world: World) -> np.ndarray:
     wx, wy = math.cos(world.window_azimuth), math.sin(world.window_azimuth)
     cos_az = (r[:, 0] * wx + r[:, 1] * wy)[:, None] / np.sqrt(r[:, 0] ** 2 + r[:, 1] ** 2 + 1e-9)[:, None]
     window = 1.0 + world.window * np.exp(4.0 * (cos_az - 1.0) - ((up - 0.25) / 0.2) ** 2)
-    sky = world.ambient * (0.6 + 1.4 * up ** 2) * window
+    sky = world.ambient * (0.6 + 0.8 * up ** 2) * window
     return np.where(up > 0, sky, world.floor)
 
 
@@ -355,6 +355,7 @@ def _highlights(world: World, t, o, d, nrm, refl) -> np.ndarray:
 def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng, footprint) -> np.ndarray:
     """Radiance leaving each opaque hit point towards the camera."""
     N = len(P)
+    n = n.copy()  # coin relief tilts normals
     on_table = hit_id == TABLE_ID
     albedo = np.zeros((N, 3))
     f0 = np.full((N, 3), 0.0)
@@ -374,6 +375,11 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
         shin[sel] = SHININESS[s.kind]
         if s.kind == "metal":
             f0[sel] = s.metal.f0
+            face = np.flatnonzero(sel & (n[:, 2] > 0.99))
+            if len(face):
+                cyl = s.shape
+                n[face], tarnish = surfaces.coin_relief(cyl.center[:2], cyl.radius, P[face, :2], int(cyl.radius * 1000))
+                f0[face] *= tarnish[:, None]
         else:
             albedo[sel] = s.albedo
             f0[sel] = F0_PLASTIC if s.kind == "plastic" else F0_SKIN

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from typing import Any, Callable
 
 import cv2
@@ -54,6 +55,7 @@ class LiveService:
         self.thread: threading.Thread | None = None
         self.status = "no camera"
         self.auto_rolls: list[str] = []  # the demo's scripted die faces, in order
+        self.last_before: TableState | None = None  # the table before the latest change
         self._auto_next = 0
         game = store.latest_game()
         if game is None:
@@ -151,6 +153,7 @@ class LiveService:
             gid = self.game["id"]
             if event.kind == "table":
                 self.table = TableState.from_dict(event.data["table"])
+                self.last_before = TableState.from_dict(event.data["before"]) if "before" in event.data else None
                 payload = {"table": self.table.to_dict(), "scores": self.scores()}
             elif event.kind == "ruling":
                 payload = dict(event.data, at=event.at)
@@ -209,17 +212,27 @@ class LiveService:
             ruling.setdefault("history", []).append({"action": action, "note": str(note)[:500], "at": time.time()})
             self.store.update_ruling(ruling)
             self.store.add_event(self.game["id"], action, {"ruling": rid, "note": str(note)[:500]})
-        if action == "challenge" and self.loop is not None:
-            self.loop.request_capture()  # look again at the table as it stands
         self.bus.publish("ruling_update", ruling)
+        if action == "challenge":
+            self._recheck()
         return ruling
 
-    def roll(self, face: str | None) -> list[dict[str, Any]]:
-        """A die roll: `face` as read from the physical die, or None to roll on screen."""
-        if not hasattr(self.referee, "roll"):
-            raise RequestError(f"{self.game['kind']} uses no die")
+    def _recheck(self) -> None:
+        """A challenge: rule the latest change again on the table as corrected now (the game
+        is not replayed); without a change to recheck, read the table again."""
+        if self.last_before is not None and hasattr(self.referee, "recheck"):
+            with self.lock:
+                fixes = self.loop.tracker.corrections if self.loop else {}
+                before = TableState(tuple(replace(p, color=fixes[p.id].color, size=fixes[p.id].size)
+                                          if p.id in fixes else p for p in self.last_before.pieces))
+                rulings = self.referee.recheck(before, self.table)
+            self._add_rulings(rulings)
+        elif self.loop is not None:
+            self.loop.request_capture()
+
+    def _add_rulings(self, rulings: list[dict[str, Any]]) -> None:
+        """Rulings made outside the loop (rolls, rechecks): kept, stored, announced."""
         with self.lock:
-            rulings = self.referee.roll(face, self.game["players"])
             gid = self.game["id"]
             for r in rulings:
                 r["at"] = time.time()
@@ -228,6 +241,14 @@ class LiveService:
             self._save()
         for r in rulings:
             self.bus.publish("ruling", r)
+
+    def roll(self, face: str | None) -> list[dict[str, Any]]:
+        """A die roll: `face` as read from the physical die, or None to roll on screen."""
+        if not hasattr(self.referee, "roll"):
+            raise RequestError(f"{self.game['kind']} uses no die")
+        with self.lock:
+            rulings = self.referee.roll(face, self.game["players"])
+        self._add_rulings(rulings)
         self.bus.publish("scores", {"scores": self.scores()})
         self._maybe_auto_roll(rulings)
         return rulings

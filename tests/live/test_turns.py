@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain import InputError, Piece, TableState
+from domain import Color, InputError, Piece, TableState
 from vision.live.turns import WarpShipsReferee
 
 NEST = Piece.upright("n", "green", "large", (300, 300), stack=("large", "medium", "small"))
@@ -58,11 +58,24 @@ def test_a_miss_passes_the_turn_and_the_game_survives_a_restart():
     assert again.public()["turn"] == "bob" and len(again.game.history) == 1
 
 
-def test_a_launch_too_far_from_the_warp_is_illegal_and_fires_nothing():
-    rulings = WarpShipsReferee.real(shadow=True).on_change(BEFORE, launched(440))
+def test_a_launch_too_far_from_the_warp_is_illegal_fires_nothing_and_may_be_taken_back():
+    ref = WarpShipsReferee.real(shadow=True)
+    rulings = ref.on_change(BEFORE, launched(440))
     assert [r["kind"] for r in rulings] == ["move"]
     assert rulings[0]["ruling"]["legal"] is False and rulings[0]["margin"] < 0
     assert rulings[0]["advisory"]  # shadow mode
+    assert ref.on_change(launched(440), BEFORE) == []  # taken back: no ruling, nobody's turn passed
+    assert ref.game is None
+
+
+def test_a_challenge_rules_the_corrected_table_again_without_replaying_the_game():
+    ref = WarpShipsReferee.real()
+    ref.on_change(BEFORE, launched(414.3))
+    corrected = launched(414.3).with_piece(BLUE.moved(color=Color.GREEN))  # the target was misread: same colour
+    move, beam = ref.recheck(BEFORE.with_piece(BLUE.moved(color=Color.GREEN)), corrected)
+    assert move["summary"].startswith("re-check: ") and move["advisory"]
+    assert beam["ruling"]["target"] == "b" and not beam["ruling"]["valid"]
+    assert ref.public()["pending_roll"]["target"] == "b"  # the game itself is untouched
 
 
 def test_a_change_within_the_measurement_error_is_too_close_to_call():

@@ -114,3 +114,13 @@ def test_the_calibration_check_reports_the_markers_seen(played, make_app):
     assert cal["reprojection_error_px"] == 0.3 and len(cal["paper_white_bgr"]) == 3
     without_camera = make_app().test_client().get("/api/calibration").get_json()
     assert not without_camera["registered"] and "no camera" in without_camera["message"]
+
+
+def test_a_challenge_marks_the_ruling_and_rules_the_change_again(played):
+    c = played.test_client()
+    first = c.get("/api/state").get_json()["rulings"][0]
+    res = c.post(f"/api/rulings/{first['id']}", json={"action": "challenge", "note": "the ship touched"})
+    assert res.get_json()["ruling"]["status"] == "challenged"
+    rulings = c.get("/api/state").get_json()["rulings"]
+    assert rulings[0]["status"] == "challenged" and rulings[0]["history"][0]["note"] == "the ship touched"
+    assert rulings[-1]["summary"].startswith("re-check: ") and rulings[-1]["advisory"]

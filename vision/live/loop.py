@@ -83,7 +83,8 @@ class LiveLoop:
 
     # -- controls -----------------------------------------------------------------------
     def request_capture(self) -> None:
-        """The "end turn" button: read the next frame now, whatever the gate says."""
+        """The "end turn" button: read the next still frame at once, without waiting for more
+        quiet frames or for the occluder check (a frame that is still moving is never read)."""
         self._capture = True
 
     def reset(self, table: TableState) -> None:
@@ -110,7 +111,8 @@ class LiveLoop:
         if reading.moving:
             self._generation += 1
             self._idle = self._occluded_said = False
-            self.debouncer.reset()
+            with self.lock:
+                self.debouncer.reset()
             self._set_status("the table is moving")
             return
         forced, self._capture = self._capture, False

@@ -19,6 +19,7 @@ from calibration.markers import MarkerLayout
 from vision.render.scene import Surface
 
 GRID = 256                 # noise grid side, cells (wraps)
+NOISE_INTERPOLATION = cv2.INTER_LINEAR   # cubic looks smoother but costs twice as much
 INK_ALBEDO = 0.035         # laser-printer black on paper, linear
 PAPER_ALBEDO = 0.78        # office paper, linear
 
@@ -50,7 +51,7 @@ def noise(xy: np.ndarray, scale_mm: float, seed: int, footprint: np.ndarray | fl
     covers more than half a feature (band limit)."""
     mx = xy[:, 0] / (scale_mm * stretch[0])
     my = xy[:, 1] / (scale_mm * stretch[1])
-    v = lookup(_grid(seed), mx, my, cv2.INTER_CUBIC, cv2.BORDER_WRAP) - 0.5
+    v = lookup(_grid(seed), mx, my, NOISE_INTERPOLATION, cv2.BORDER_WRAP) - 0.5
     fade = np.clip(1.5 - 2.0 * np.asarray(footprint) / (scale_mm * min(stretch)), 0.0, 1.0)
     return v * fade
 

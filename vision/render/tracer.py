@@ -166,12 +166,12 @@ def environment(r: np.ndarray, world: World) -> np.ndarray:
     return np.where(up > 0, sky, world.floor)
 
 
-def _lamp_samples(light: Light, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n×S×3 points on the lamp disc: a Vogel spiral turned at random per surface point."""
-    s = np.arange(SHADOW_SAMPLES)
-    r = light.radius * np.sqrt((s + 0.5) / SHADOW_SAMPLES)
+def _lamp_samples(light: Light, n: int, samples: int, rng: np.random.Generator) -> np.ndarray:
+    """n×S×3 points on the lamp disc: a jittered Vogel spiral turned at random per surface point."""
+    s = np.arange(samples)
+    r = light.radius * np.sqrt((s + rng.random((n, 1))) / samples)
     ang = s * 2.39996323 + rng.uniform(0, 2 * np.pi, (n, 1))
-    pts = np.empty((n, SHADOW_SAMPLES, 3))
+    pts = np.empty((n, samples, 3))
     pts[..., 0] = light.position[0] + r * np.cos(ang)
     pts[..., 1] = light.position[1] + r * np.sin(ang)
     pts[..., 2] = light.position[2]
@@ -198,30 +198,29 @@ def _shadow_candidates(world: World, view: CameraView, light: Light, P: np.ndarr
 
 
 def visibility(world: World, view: CameraView, light: Light, P: np.ndarray, n: np.ndarray, pix: Pixels,
-               rng: np.random.Generator, self_k: np.ndarray, on_table: np.ndarray) -> np.ndarray:
-    """Fraction (rgb) of the lamp each point sees through the walls and past opaque things."""
-    result = np.ones((len(P), 3))
+               rng: np.random.Generator, self_k: np.ndarray, on_table: np.ndarray, samples: int) -> np.ndarray:
+    """Fraction (rgb) of the lamp the points see through the walls and past opaque things:
+    (indices of the points that may be in a shadow, their visibility); elsewhere it is 1."""
     cands = _shadow_candidates(world, view, light, P, pix, self_k, on_table)
     if not cands:
-        return result
+        return np.zeros(0, dtype=np.int64), np.ones((0, 3))
     union = np.unique(np.concatenate([idx for _, idx in cands]))
-    V = np.ones((len(union), SHADOW_SAMPLES, 3))
-    lamp = _lamp_samples(light, len(union), rng)
+    V = np.ones((len(union), samples, 3))
+    lamp = _lamp_samples(light, len(union), samples, rng)
     for obj, idx in cands:
         pos = np.searchsorted(union, idx)
-        o = np.repeat(P[idx] + n[idx] * 0.05, SHADOW_SAMPLES, axis=0)
+        o = np.repeat(P[idx] + n[idx] * 0.05, samples, axis=0)
         d = (lamp[pos] - P[idx, None, :]).reshape(-1, 3)
         if isinstance(obj, Shell):
             length = wall_length(obj, d, shell_path(obj, o, d, 1.0))
             crossings = np.where(length > 0, (1 - F0_PLASTIC) ** 2, 1.0)
             T = np.exp(-length[:, None] * obj.plastic.sigma) * crossings[:, None]
-            V[pos] *= T.reshape(len(idx), SHADOW_SAMPLES, 3)
+            V[pos] *= T.reshape(len(idx), samples, 3)
         else:
             t, _ = obj.hit(o, d)
-            blocked = (t < 1.0).reshape(len(idx), SHADOW_SAMPLES)
+            blocked = (t < 1.0).reshape(len(idx), samples)
             V[pos] *= np.where(blocked, 0.0, 1.0)[..., None]
-    result[union] = V.mean(axis=1)
-    return result
+    return union, V.mean(axis=1)
 
 
 def contact_occlusion(world: World, view: CameraView, P: np.ndarray, pix: Pixels,
@@ -255,11 +254,12 @@ def _polygon_distance(poly: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def trace(world: World, view: CameraView, pix: Pixels, rng: np.random.Generator,
-          pixel_size: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+          pixel_size: float = 1.0, shadow_samples: int = SHADOW_SAMPLES) -> tuple[np.ndarray, np.ndarray]:
     """Radiance (N×3) and an object id per ray (for finding edges to anti-alias).
 
     pixel_size: the side of the picture area each ray stands for, px (textures are
-    band-limited to it).
+    band-limited to it); shadow_samples: lamp points per ray (rays that are averaged
+    into one pixel can share the work).
     """
     o, d = camera_rays(view, pix)
     N = len(pix.u)
@@ -277,7 +277,7 @@ def trace(world: World, view: CameraView, pix: Pixels, rng: np.random.Generator,
     P = o + d * t_hit[:, None]
     # size of the ray's pixel on the surface it meets, mm (grows at grazing incidence)
     footprint = t_hit * pixel_size / view.intrinsics.fx / np.sqrt(np.abs(np.einsum("ij,ij->i", d, normal)) + 1e-3)
-    rgb = shade(world, view, P, normal, -d, hit_id, pix, rng, footprint)
+    rgb = shade(world, view, P, normal, -d, hit_id, pix, rng, footprint, shadow_samples)
     glass, T, front_id = _walls(world, view, o, d, t_hit, pix)
     rgb = glass + T * rgb
     hit_id = np.where(front_id >= 0, front_id, hit_id)
@@ -352,7 +352,8 @@ def _highlights(world: World, t, o, d, nrm, refl) -> np.ndarray:
     return out
 
 
-def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng, footprint) -> np.ndarray:
+def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng, footprint,
+          shadow_samples: int) -> np.ndarray:
     """Radiance leaving each opaque hit point towards the camera."""
     N = len(P)
     n = n.copy()  # coin relief tilts normals
@@ -383,26 +384,37 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
         else:
             albedo[sel] = s.albedo
             f0[sel] = F0_PLASTIC if s.kind == "plastic" else F0_SKIN
-    # direct light with soft, tinted shadows
-    direct = np.zeros((N, 3))
-    spec = np.zeros((N, 3))
-    cos_v = np.clip(np.einsum("ij,ij->i", n, to_eye), 0, 1)
+    # direct light with soft, tinted shadows; the visibility differs from 1 only near things
+    direct = np.zeros((N, 3), np.float32)
+    spec = np.zeros((N, 3), np.float32)
+    P32, n32, eye32 = P.astype(np.float32), n.astype(np.float32), to_eye.astype(np.float32)
+    cos_v = np.clip(np.einsum("ij,ij->i", n32, eye32), 0, 1)
     F = schlick(cos_v, f0)
+    glossy = np.flatnonzero(f0.max(axis=1) > 0)
     # visibility() numbers shells first, then solids, from 1; a solid does not shadow itself
     self_k = np.where(hit_id >= SOLID_ID, hit_id - SOLID_ID + len(world.shells) + 1, 0)
     for light in world.lights:
-        to_l = light.position - P
-        dist = np.linalg.norm(to_l, axis=1)
-        ldir = to_l / dist[:, None]
-        cos_s = np.clip(np.einsum("ij,ij->i", n, ldir), 0, 1)
-        E = light.rgb * ((1000.0 / dist) ** 2 * cos_s * np.clip(ldir[:, 2], 0, 1))[:, None]
-        Vis = visibility(world, view, light, P, n, pix, rng, self_k, on_table)
-        direct += E * Vis
-        half = ldir + to_eye
-        half /= np.linalg.norm(half, axis=1, keepdims=True)
-        nh = np.clip(np.einsum("ij,ij->i", n, half), 0, 1)
-        spec += Vis * E * ((shin + 8) / (8 * math.pi) * np.exp(shin * np.log(np.maximum(nh, 1e-6))))[:, None]
+        to_l = light.position.astype(np.float32) - P32
+        inv = 1.0 / np.sqrt(np.einsum("ij,ij->i", to_l, to_l))
+        ldir = to_l * inv[:, None]
+        cos_s = np.clip(np.einsum("ij,ij->i", n32, ldir), 0, 1)
+        E = (1e6 * inv * inv) * cos_s * np.clip(ldir[:, 2], 0, 1)       # scalar irradiance
+        where, vis = visibility(world, view, light, P, n, pix, rng, self_k, on_table, shadow_samples)
+        direct += E[:, None] * light.rgb.astype(np.float32)
+        direct[where] += (E[where, None] * light.rgb) * (vis - 1)
+        if len(glossy):
+            half = ldir[glossy] + eye32[glossy]
+            half /= np.sqrt(np.einsum("ij,ij->i", half, half))[:, None]
+            nh = np.clip(np.einsum("ij,ij->i", n32[glossy], half), 1e-6, 1)
+            sh = shin[glossy]
+            lobe = E[glossy] * (sh + 8) / (8 * math.pi) * np.exp(sh * np.log(nh))
+            spec[glossy] += lobe[:, None] * light.rgb
+            hit = np.flatnonzero(np.isin(where, glossy, assume_unique=True))
+            spec_where = np.searchsorted(glossy, where[hit])
+            spec[where[hit]] += (lobe[spec_where, None] * light.rgb) * (vis[hit] - 1)
     ao = contact_occlusion(world, view, P, pix, on_table)
-    refl = -to_eye + 2 * cos_v[:, None] * n
-    radiance = albedo * (1 - F) * (direct + world.ambient * ao[:, None]) + F * (spec + environment(refl, world) * ao[:, None])
+    radiance = albedo * (1 - F) * (direct + world.ambient * ao[:, None]) + F * spec
+    if len(glossy):
+        refl = -to_eye[glossy] + 2 * cos_v[glossy, None] * n[glossy]
+        radiance[glossy] += F[glossy] * environment(refl, world) * ao[glossy, None]
     return radiance

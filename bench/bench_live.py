@@ -76,8 +76,7 @@ def bench_fps(detector, turn) -> float:
     before, hands, after = turn[:3]
     clip = (before * 40 + hands + after * 40 + hands[::-1]) * (FPS_FRAMES // (80 + 2 * len(hands)) + 1)
     loop = LiveLoop(None, detector, Null(), lambda e: None, threaded_detection=True)
-    loop._worker = threading.Thread(target=loop._detect_forever, daemon=True)
-    loop._worker.start()
+    loop.start_workers()
     t0 = time.perf_counter()
     for frame in clip[:FPS_FRAMES]:
         loop.process(frame)

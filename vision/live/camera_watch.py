@@ -1,10 +1,10 @@
 """Watch the markers' registration from frame to frame: keep the last good one, notice a bumped camera.
 
-The detector registers the markers on every frame it reads. When a hand hides some
-markers the registration may fail or get worse; then the last good registration is
-kept. When the camera itself moves, the table centre jumps in the picture or the
-reprojection error jumps: the players are told "camera moved" (readings go on with the
-new registration, which the markers still pin down).
+The markers are registered on every frame that is read, but the detector is handed the
+registration *in use*: it changes only when the camera moved (the table centre jumps in
+the picture, or the reprojection error jumps: the players are told "camera moved") or a
+registration seeing more markers comes along. So a hand hiding some markers cannot
+disturb the geometry, and the detector keeps its per-camera caches across frames.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ HISTORY = 15
 @dataclass
 class CameraWatch:
     table_centre: tuple[float, float]
-    last_good: Any = None  # calibration.registration.Registration
+    last_good: Any = None  # the registration in use (calibration.registration.Registration)
     _errors: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
     _centre_px: np.ndarray | None = None
 
@@ -47,9 +47,11 @@ class CameraWatch:
             if error > max(REPROJECTION_FLOOR_PX, REPROJECTION_JUMP_FACTOR * typical):
                 warning = (f"camera moved or a marker was disturbed: reprojection error "
                            f"{error:.1f} px (usually {typical:.1f} px)")
-        if warning and self._errors:
+        if warning:
             self._errors.clear()  # a new camera position starts a new baseline
         self._errors.append(error)
-        self._centre_px = centre
-        self.last_good = registration
+        seen_more = self.last_good is not None and \
+            len(registration.markers_seen) > len(self.last_good.markers_seen)
+        if self.last_good is None or warning or seen_more:
+            self.last_good, self._centre_px = registration, centre
         return warning

@@ -48,7 +48,7 @@ def draw_scene(view: CameraView, pieces: list[Piece], coins: list[Coin] = (),
         ring = np.array([(c.center[0] + c.kind.diameter / 2 * np.cos(a), c.center[1] + c.kind.diameter / 2 * np.sin(a))
                          for a in np.linspace(0, 2 * np.pi, 64, endpoint=False)])
         px = view.project(ring, 1.5) * SUPERSAMPLE + (SUPERSAMPLE - 1) / 2
-        colour = (60, 110, 190) if c.kind.value == "penny" else (175, 180, 185)
+        colour = (120, 160, 220) if c.kind.value == "penny" else (190, 192, 195)  # shiny metal
         cv2.fillPoly(big, [np.round(px).astype(np.int32)], colour)
     img = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
     img += np.random.default_rng(seed).normal(0, 2.0, img.shape).astype(np.float32)

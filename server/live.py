@@ -15,6 +15,7 @@ from typing import Any, Callable
 import cv2
 import numpy as np
 
+from calibration.markers import MarkerLayout
 from domain import InputError, TableState
 from server.bus import EventBus
 from server.db import NotFound, Store
@@ -47,8 +48,9 @@ def jpeg(frame: np.ndarray, width: int = PICTURE_WIDTH, quality: int = JPEG_QUAL
 
 class LiveService:
     def __init__(self, store: Store, bus: EventBus, *, annotate: Callable[[np.ndarray, Any], np.ndarray] | None = None,
-                 recorder: SessionRecorder | None = None):
+                 recorder: SessionRecorder | None = None, layout: MarkerLayout | None = None):
         self.store, self.bus, self.recorder = store, bus, recorder
+        self.layout = layout or MarkerLayout.default()  # where the markers lie: the map's frame
         self.annotate = annotate
         self.lock = threading.RLock()
         self.loop: LiveLoop | None = None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, render_template
 
-from calibration.markers import MarkerLayout
 from domain import TableState
 from server.games import DEFAULT_PLAYER_COLOURS, GAMES
 from server.table_map import table_map
@@ -31,7 +30,7 @@ def setup():
 
 @pages.get("/calibrate")
 def calibrate():
-    return render_template("calibrate.html", layout=MarkerLayout.default(), active="calibrate")
+    return render_template("calibrate.html", layout=service().layout, active="calibrate")
 
 
 @pages.get("/history")
@@ -49,7 +48,7 @@ def replay(game_id: int):
 def map_data():
     s = service()
     with s.lock:
-        return jsonify(table_map(s.table, s.rulings, MarkerLayout.default()))
+        return jsonify(table_map(s.table, s.rulings, s.layout))
 
 
 @pages.get("/api/games/<int:game_id>/steps")
@@ -58,7 +57,7 @@ def steps(game_id: int):
     store = service().store
     store.game(game_id)
     rulings = {r["id"]: r for r in store.rulings(game_id)}
-    layout = MarkerLayout.default()
+    layout = service().layout
     table, seen, out = TableState(), [], []
     for e in store.events(game_id):
         data, picture = e["data"], None

@@ -6,6 +6,7 @@ import json
 import os
 from typing import Any, Mapping
 
+from calibration.markers import MarkerLayout
 from server.bus import EventBus
 from server.db import Store
 from server.live import LiveService
@@ -28,12 +29,14 @@ def demo_rolls() -> list[str]:
 def real_detector(config: Mapping[str, Any] | None = None) -> Any:
     """The project's detector with the configured marker layout, camera file and colour models."""
     from calibration.camera import Intrinsics
-    from calibration.markers import MarkerLayout
     from vision.pipeline import Detector
     config = config or {}
-    layout = MarkerLayout.load(config["MARKERS"]) if config.get("MARKERS") else MarkerLayout.default()
     intrinsics = Intrinsics.load(config["CAMERA"]) if config.get("CAMERA") else None
-    return Detector(layout, intrinsics, config.get("COLOURS"))
+    return Detector(layout_of(config), intrinsics, config.get("COLOURS"))
+
+
+def layout_of(config: Mapping[str, Any]) -> MarkerLayout:
+    return MarkerLayout.load(config["MARKERS"]) if config.get("MARKERS") else MarkerLayout.default()
 
 
 def real_annotate() -> Any:
@@ -56,7 +59,7 @@ def frame_source(config: Mapping[str, Any], on_status, on_lap) -> FrameSource | 
 
 def build_service(config: Mapping[str, Any], store: Store, bus: EventBus) -> LiveService:
     recorder = SessionRecorder(config["RECORD_DIR"]) if config.get("RECORD_DIR") else None
-    service = LiveService(store, bus, annotate=real_annotate(), recorder=recorder)
+    service = LiveService(store, bus, annotate=real_annotate(), recorder=recorder, layout=layout_of(config))
     wanted = config.get("GAME") or ("warpships" if config.get("LIVE_DEMO") else None)
     shadow = bool(config.get("SHADOW"))
     if wanted and (service.game["kind"] != wanted or service.game["shadow"] != shadow or config.get("LIVE_DEMO")):

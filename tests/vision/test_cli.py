@@ -1,0 +1,131 @@
+"""`pyramid-referee detect` and `calibrate-colours` as a user runs them."""
+
+import importlib.util
+import json
+import pathlib
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXE = ROOT / ".venv" / "bin" / "pyramid-referee"
+
+
+def run(*args, cwd=None):
+    cmd = [str(EXE)] if EXE.exists() else [sys.executable, "-m", "cli.main"]
+    return subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120)
+
+
+def one_line_error(p, *needles):
+    assert p.returncode != 0
+    assert p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+@pytest.fixture()
+def blank_png(tmp_path):
+    path = tmp_path / "blank.png"
+    cv2.imwrite(str(path), np.full((960, 1280, 3), 128, np.uint8))
+    return path
+
+
+def test_missing_image(tmp_path):
+    one_line_error(run("detect", tmp_path / "nope.jpg"), "nope.jpg")
+
+
+def test_corrupt_image(tmp_path):
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"this is not a picture at all" * 10)
+    one_line_error(run("detect", bad), "bad.jpg")
+
+
+def test_truncated_jpeg(tmp_path):
+    ok, data = cv2.imencode(".jpg", np.full((480, 640, 3), 90, np.uint8))
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(data.tobytes()[: len(data) // 2])
+    one_line_error(run("detect", cut), "truncated")
+
+
+def test_empty_file(tmp_path):
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    one_line_error(run("detect", empty), "empty")
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"markers": "four"}', '{"markers": [{"id": 0}]}'])
+def test_malformed_marker_layout(tmp_path, blank_png, text):
+    layout = tmp_path / "markers.json"
+    layout.write_text(text)
+    one_line_error(run("detect", blank_png, "--markers", layout), "markers.json")
+
+
+@pytest.mark.parametrize("text", ["[]", '{"width": 1280}', '{"width": 1280, "height": 960, "fx": -1, "fy": 1, "cx": 1, "cy": 1}'])
+def test_malformed_camera_file(tmp_path, blank_png, text):
+    cam = tmp_path / "camera.json"
+    cam.write_text(text)
+    one_line_error(run("detect", blank_png, "--camera", cam), "camera.json")
+
+
+def test_malformed_colours_file(tmp_path, blank_png):
+    colours = tmp_path / "colours.json"
+    colours.write_text('{"colours": {"mauve": {"kind": "opaque", "appearance": [0, 0, 0], "spread": 1}}}')
+    one_line_error(run("detect", blank_png, "--colours", colours), "mauve")
+
+
+def test_calibrate_colours_rejects_unknown_colour(blank_png, tmp_path):
+    one_line_error(run("calibrate-colours", blank_png, "--colours", "red,mauve", "--out", tmp_path / "c.json"),
+                   "mauve")
+
+
+# -- with the real registration (markers found in the picture) ---------------------------
+needs_registration = pytest.mark.skipif(importlib.util.find_spec("calibration.registration") is None,
+                                        reason="calibration.registration not there yet")
+
+
+@needs_registration
+def test_no_markers_names_the_missing_ids(blank_png):
+    one_line_error(run("detect", blank_png), "0", "3")
+
+
+@needs_registration
+def test_detect_a_rendered_table(tmp_path):
+    from renders import rendered
+    from vision.evaluate import Score
+    from domain import TableState
+    r = rendered(7001)
+    img = tmp_path / "table.jpg"
+    img.write_bytes(r.jpeg)
+    layout = tmp_path / "markers.json"
+    layout.write_text(json.dumps(r.spec.layout.to_dict()))
+    p = run("detect", img, "--markers", layout, "--annotate", tmp_path / "seen.png")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.strip().splitlines()
+    assert len(lines) == 1
+    state = TableState.from_json(lines[0])
+    assert [x.id for x in state.pieces] == [f"p{i}" for i in range(1, len(state.pieces) + 1)]
+    score = Score.of([(r.truth, state)])
+    assert score.found_rate >= 0.9 and score.false_rate <= 0.1, score.mistakes
+    drawing = cv2.imread(str(tmp_path / "seen.png"))
+    assert drawing is not None and drawing.shape == r.image.shape
+
+
+@needs_registration
+def test_several_images_one_bad(tmp_path, blank_png):
+    from renders import rendered
+    r = rendered(7001)
+    good = tmp_path / "good.jpg"
+    good.write_bytes(r.jpeg)
+    p = run("detect", good, blank_png, good, "--annotate", tmp_path / "out.png")
+    assert p.returncode != 0
+    lines = p.stdout.strip().splitlines()
+    assert len(lines) == 2
+    assert [json.loads(line)["image"] for line in lines] == [str(good), str(good)]
+    assert "blank.png" in p.stderr
+    assert (tmp_path / "out-1.png").exists() and (tmp_path / "out-3.png").exists()
+    assert not (tmp_path / "out-2.png").exists()

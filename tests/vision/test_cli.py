@@ -95,7 +95,7 @@ def test_no_markers_names_the_missing_ids(blank_png):
 
 @needs_registration
 def test_detect_a_rendered_table(tmp_path):
-    from renders import rendered
+    from vision.scenes import rendered
     from vision.evaluate import Score
     from domain import TableState
     r = rendered(7001)
@@ -117,7 +117,7 @@ def test_detect_a_rendered_table(tmp_path):
 
 @needs_registration
 def test_several_images_one_bad(tmp_path, blank_png):
-    from renders import rendered
+    from vision.scenes import rendered
     r = rendered(7001)
     good = tmp_path / "good.jpg"
     good.write_bytes(r.jpeg)

@@ -1,4 +1,5 @@
-"""Rendered test scenes, cached on disk: rendering takes seconds, detection milliseconds.
+"""Rendered scenes for tests and benchmarks, cached on disk: rendering takes seconds,
+detection milliseconds.
 
 The cache lives in $PYRAMID_RENDER_CACHE (default: the system temp dir) and is keyed by
 the scene options and a hash of the renderer's source, so a changed renderer re-renders.

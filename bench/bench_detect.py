@@ -1,0 +1,66 @@
+"""Detection accuracy and speed on held-out 1280×960 renders, registered from their markers.
+
+Prints found / false %, colour / size / pose %, position and heading errors, detection
+ms per frame (registration included, and without it as on video), the same frames'
+JPEG decode ms, and their ratio. Renders are cached (vision.scenes), so the first run is
+the slow one.
+"""
+
+import statistics
+import sys
+import time
+
+import cv2
+import numpy as np
+
+from calibration.markers import MarkerLayout
+from domain import Color
+from vision.evaluate import Score
+from vision.pipeline import Detector
+from vision.scenes import rendered
+
+SEEDS = range(9200, 9230)
+COLOUR_SEEDS = range(9300, 9306)
+
+
+def median_ms(fn, repeats: int = 3) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    detector = Detector(MarkerLayout.default())
+    score = Score()
+    full, video, decode = [], [], []
+    for seed in SEEDS:
+        r = rendered(seed)
+        detection = detector.detect(r.image)
+        score.add(r.truth, detection.state, str(seed))
+        full.append(median_ms(lambda: detector.detect(r.image)))
+        reg = detection.registration
+        video.append(median_ms(lambda: detector.detect(r.image, reg)))
+        buf = np.frombuffer(r.jpeg, np.uint8)
+        decode.append(median_ms(lambda: cv2.imdecode(buf, cv2.IMREAD_COLOR)))
+    print(f"held-out renders: {len(SEEDS)} (red, yellow, green, blue)")
+    print(score.summary())
+    d, v, j = statistics.median(full), statistics.median(video), statistics.median(decode)
+    print(f"detection ms per frame (median): {d:.1f} with registration, {v:.1f} reusing it (video)")
+    print(f"JPEG decode ms per frame (median): {j:.1f}; ratio detection/decode: {d / j:.1f} (video {v / j:.1f})")
+    for m in score.mistakes[:15]:
+        print("  ", m)
+
+    colours = Score()
+    for seed in COLOUR_SEEDS:
+        r = rendered(seed, colors=tuple(c.value for c in Color))
+        colours.add(r.truth, detector.detect(r.image).state, str(seed))
+    print(f"\nall ten colours: {len(COLOUR_SEEDS)} renders")
+    print(colours.summary())
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -15,9 +15,9 @@ def _uncertainty(value: str) -> float:
     try:
         v = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of mm: {value!r}") from None
-    if not v >= 0:
-        raise argparse.ArgumentTypeError("the uncertainty must be >= 0 mm")
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0 <= v < float("inf"):
+        raise argparse.ArgumentTypeError("an uncertainty must be a finite number >= 0")
     return v
 
 
@@ -29,6 +29,9 @@ def register(sub) -> None:
     beam.add_argument("state", metavar="STATE.json")
     beam.add_argument("--ship", required=True, help="id of the firing (flat) ship")
     _common(beam)
+    beam.add_argument("--heading-uncertainty", metavar="DEG", type=_uncertainty, default=0.0,
+                      help="the detector's heading error: a beam that turns onto another answer "
+                           "within it is 'too close to call'")
     beam.set_defaults(run=run_beam)
 
     move = wsub.add_parser("move", help="which ship moved between two states, and was it legal")
@@ -71,7 +74,8 @@ def run_beam(args) -> int:
     from referee.warpships.figure import beam_figure
 
     state = TableState.load(args.state)
-    ruling = rule_beam(state, args.ship, uncertainty_mm=args.uncertainty)
+    ruling = rule_beam(state, args.ship, uncertainty_mm=args.uncertainty,
+                       heading_uncertainty_deg=args.heading_uncertainty)
     if args.annotate:
         from cli.warpships_drawing import save_figure
         save_figure(beam_figure(state, ruling), args.annotate)

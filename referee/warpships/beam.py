@@ -23,6 +23,14 @@ from referee import geometry as g
 from referee.warpships.table import Ship, ShipError, Table, confidence_error_mm
 
 
+# Turning a ship further than this about its nose is no longer "the same aim": the angular
+# clearance (`turn`) is capped here.
+MAX_TURN_DEG = 90.0
+# A corner closer than this to the nose is at the nose (float noise, not a direction).
+NOSE_CONTACT_MM = 1e-6
+ANGLE_EPS_DEG = 1e-7
+
+
 @dataclass(frozen=True)
 class BeamRuling:
     """What the beam of `ship` hits. `clearance` is how far the beam line could shift
@@ -35,6 +43,8 @@ class BeamRuling:
     distance: float | None
     clearance: float | None
     uncertainty_mm: float = 0.0
+    heading_uncertainty_deg: float = 0.0
+    turn: float = MAX_TURN_DEG  # degrees the ship could turn about its nose, same answer
     # Geometry for drawings (table mm): the nose, the beam direction, the first contact,
     # and how far the beam may shift to each side (+: towards perp(direction)).
     nose: Point = (0.0, 0.0)
@@ -46,9 +56,10 @@ class BeamRuling:
 
     @property
     def too_close_to_call(self) -> bool:
-        """The beam passes within the measurement error of changing its answer."""
-        return (self.clearance is not None and self.uncertainty_mm > 0
-                and self.clearance <= self.uncertainty_mm)
+        """The beam passes within the measurement error (position or heading) of changing."""
+        return ((self.clearance is not None and self.uncertainty_mm > 0
+                 and self.clearance <= self.uncertainty_mm)
+                or (self.heading_uncertainty_deg > 0 and self.turn <= self.heading_uncertainty_deg))
 
     @property
     def call(self) -> str:
@@ -60,10 +71,10 @@ class BeamRuling:
         d: dict[str, Any] = {
             "ship": self.ship, "target": self.target, "valid": self.valid, "reason": self.reason,
             "distance": _mm(self.distance), "clearance": _mm(self.clearance),
-            "call": self.call, "uncertainty": _mm(self.uncertainty_mm)}
+            "call": self.call, "uncertainty": _mm(self.uncertainty_mm), "turn": round(self.turn, 2)}
         if self.too_close_to_call:
-            d["reason"] += (f" (too close to call: the beam is {self.clearance:.1f} mm from changing, "
-                            f"within the {self.uncertainty_mm:.1f} mm measurement error)")
+            d["reason"] += (f" (too close to call: the beam is {self.clearance or 0:.1f} mm or "
+                            f"{self.turn:.1f}° from changing, within the measurement error)")
         d.update(self.extra)
         return d
 
@@ -86,14 +97,19 @@ class _Shadow:
         return math.inf if c is None else c[0]
 
 
-def rule_beam(state: TableState, ship_id: str, *, uncertainty_mm: float = 0.0) -> BeamRuling:
-    """Rule the beam of flat ship `ship_id` on `state` (see the module doc)."""
+def rule_beam(state: TableState, ship_id: str, *, uncertainty_mm: float = 0.0,
+              heading_uncertainty_deg: float = 0.0) -> BeamRuling:
+    """Rule the beam of flat ship `ship_id` on `state` (see the module doc).
+
+    Too close to call: the beam's sideways `clearance` within `uncertainty_mm` (or the
+    error implied by the ship's confidence), or its `turn` within `heading_uncertainty_deg`.
+    """
     table = Table.of(state)
     firing = table.ship(ship_id)
     if not firing.flat:
         raise ShipError(f"ship {ship_id} is upright: only flat (flying) ships fire a beam")
-    return cast_beam(table, firing, uncertainty_mm=max(uncertainty_mm,
-                                                       confidence_error_mm([firing.piece])))
+    return cast_beam(table, firing, uncertainty_mm=max(uncertainty_mm, confidence_error_mm([firing.piece])),
+                     heading_uncertainty_deg=heading_uncertainty_deg)
 
 
 def shadows(table: Table, firing: Ship) -> list[_Shadow]:
@@ -109,6 +125,37 @@ def shadows(table: Table, firing: Ship) -> list[_Shadow]:
     return out
 
 
+@dataclass(frozen=True)
+class _Sector:
+    """A ship seen from the nose: the angles (degrees from the heading) its outline spans."""
+
+    ship: Ship
+    nose: Point
+    heading: float
+    lo: float
+    hi: float
+
+    def entry(self, angle: float) -> float:
+        e = g.ray_entry(self.ship.poly, self.nose, g.unit(self.heading + angle))
+        return math.inf if e is None else e
+
+
+def sectors(table: Table, firing: Ship) -> list[_Sector]:
+    """Angular spans of the other ships round the nose (a ship straddling the direction
+    straight behind the nose is left out: turning that far is no longer aiming)."""
+    nose, h = firing.piece.nose, firing.piece.heading
+    out = []
+    for s in table.ships:
+        if s is firing:
+            continue
+        # a corner on the nose has no direction: the others span the ship's cone from there
+        angs = [(math.degrees(math.atan2(y - nose[1], x - nose[0])) - h + 180.0) % 360.0 - 180.0
+                for x, y in s.poly if math.dist((x, y), nose) > NOSE_CONTACT_MM]
+        if angs and max(angs) - min(angs) <= 180.0 + ANGLE_EPS_DEG:  # 180: the nose on its edge
+            out.append(_Sector(s, nose, h, min(angs), max(angs)))
+    return out
+
+
 def first_hit(shadows_: list[_Shadow], v: float = 0.0) -> tuple[_Shadow | None, float]:
     """The first ship met by the beam shifted sideways by v, and its distance."""
     best, dist = None, math.inf
@@ -120,13 +167,19 @@ def first_hit(shadows_: list[_Shadow], v: float = 0.0) -> tuple[_Shadow | None, 
     return best, dist
 
 
-def cast_beam(table: Table, firing: Ship, *, uncertainty_mm: float = 0.0) -> BeamRuling:
+def cast_beam(table: Table, firing: Ship, *, uncertainty_mm: float = 0.0,
+              heading_uncertainty_deg: float = 0.0) -> BeamRuling:
     sh = shadows(table, firing)
     hit, dist = first_hit(sh)
     plus, minus = _clearances(sh, hit)
     clearance = None if math.isinf(min(plus, minus)) else min(plus, minus)
     nose, d = firing.piece.nose, firing.piece.direction
-    common = dict(ship=firing.id, clearance=clearance, uncertainty_mm=uncertainty_mm, nose=nose,
+    sec = sectors(table, firing)
+    hit_sector = next((x for x in sec if hit and x.ship is hit.ship), None)
+    # a target wrapped round the nose (touching pieces measured as overlapping) stays hit
+    turn = MAX_TURN_DEG if hit and hit_sector is None else min(MAX_TURN_DEG, *_clearances(sec, hit_sector))
+    common = dict(ship=firing.id, clearance=clearance, uncertainty_mm=uncertainty_mm,
+                  heading_uncertainty_deg=heading_uncertainty_deg, turn=turn, nose=nose,
                   direction=d, clear_plus=None if math.isinf(plus) else plus,
                   clear_minus=None if math.isinf(minus) else minus)
     if hit is None:
@@ -144,13 +197,15 @@ def cast_beam(table: Table, firing: Ship, *, uncertainty_mm: float = 0.0) -> Bea
                       **common)
 
 
-def _clearances(sh: list[_Shadow], hit: _Shadow | None) -> tuple[float, float]:
-    """Exact sideways room on each side before the first ship changes.
+def _clearances(sh: list, hit) -> tuple[float, float]:
+    """Exact room on each side before the first ship changes, for a beam shifted sideways
+    (spans in mm, `_Shadow`) or turned about the nose (spans in degrees, `_Sector`).
 
-    The first ship at shift v can only change where some ship's sideways span starts or
-    ends: the target's own span ends, or another ship's span begins and that ship is in
-    front of the target there (disjoint convex ships keep one order along parallel lines,
-    so comparing at that single shift is enough).
+    The first ship can only change where some ship's span starts or ends: the target's
+    own span ends, or another ship's span begins and that ship is in front of the target
+    there. Disjoint convex ships keep one order along parallel lines, and along rays from
+    one point outside them (a line separating the two is crossed once), so comparing at
+    that single place is enough.
     """
     if hit is None:
         plus = min((s.lo for s in sh if s.lo > 0), default=math.inf)

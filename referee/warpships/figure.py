@@ -60,7 +60,8 @@ def beam_figure(state: TableState, r: BeamRuling) -> Figure:
     if r.contact is not None:
         f.shapes.append({"kind": "point", "role": "contact", "p": list(r.contact)})
     f.caption = [f"{r.ship} -> {r.target or 'nothing'}: {r.reason}",
-                 _join(r.distance, "contact"), _join(r.clearance, "clearance"), f"call: {r.call}"]
+                 _join(r.distance, "contact"), _join(r.clearance, "clearance (sideways)"),
+                 f"turn {r.turn:.1f} deg about the nose", f"call: {r.call}"]
     f.caption = [c for c in f.caption if c]
     return f
 

@@ -132,3 +132,22 @@ def test_to_dict_has_exactly_the_contract_fields_first():
     d = rule_beam(st, "f").to_dict()
     assert list(d)[:6] == ["ship", "target", "valid", "reason", "distance", "clearance"]
     assert d["distance"] == 137.3 and d["clearance"] == 7.7
+
+
+def test_turn_is_the_exact_angle_to_the_targets_near_corner():
+    # square large at x = 150: the beam turned about the nose leaves it past the corner
+    # (137.3, +-12.7), i.e. at atan(12.7 / 137.3)
+    st = table(shooter(), Piece.upright("t", "green", "large", (150.0, 0.0)))
+    r = rule_beam(st, "f")
+    assert r.turn == pytest.approx(math.degrees(math.atan2(HALF_L, 150.0 - HALF_L)), abs=1e-9)
+    assert rule_beam(st, "f", heading_uncertainty_deg=6.0).call == "too close to call"
+    assert rule_beam(st, "f", heading_uncertainty_deg=5.0).call == "shot"
+
+
+def test_turn_stops_where_a_nearer_ship_comes_into_the_aim():
+    # a small square at (60, 10): the first of it the turning beam meets is its far corner
+    # on the near side, (67.145, 2.855), at atan(2.855 / 67.145) -- before the target's edge
+    st = table(shooter(), Piece.upright("t", "green", "large", (150.0, 0.0)),
+               Piece.upright("b", "blue", "small", (60.0, 10.0)))
+    r = rule_beam(st, "f")
+    assert r.turn == pytest.approx(math.degrees(math.atan2(10 - HALF_S, 60 + HALF_S)), abs=1e-9)

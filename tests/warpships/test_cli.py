@@ -1,6 +1,7 @@
 """`pyramid-referee warpships ...` as a user runs it: the contract's JSON, exit codes, drawings."""
 
 import json
+import math
 
 import cv2
 import pytest
@@ -57,10 +58,18 @@ def test_beam_annotation_is_written(tmp_path, capsys):
     assert cv2.imread(str(png)) is not None
 
 
-def test_uncertainty_flag_gives_the_umpires_call(tmp_path, capsys):
+def test_uncertainty_flags_give_the_umpires_call(tmp_path, capsys):
     state = write(tmp_path, "s.json", [SHIP, TARGET])
     d = json.loads(run(capsys, "beam", state, "--ship", "p2", "--uncertainty", "13")[1])
     assert d["call"] == "too close to call" and d["valid"] is True
+    # the square's near corners are 12.7 mm off the beam, 161.3 mm ahead of the nose
+    turn = json.loads(run(capsys, "beam", state, "--ship", "p2")[1])["turn"]
+    assert turn == pytest.approx(math.degrees(math.atan2(12.7, 600 - 12.7 - 426.4)), abs=0.01)
+    d = json.loads(run(capsys, "beam", state, "--ship", "p2", "--heading-uncertainty", "5")[1])
+    assert d["call"] == "too close to call"
+    with pytest.raises(SystemExit) as bad:  # argparse refuses it: usage line, exit 2
+        run(capsys, "beam", state, "--ship", "p2", "--uncertainty", "-1")
+    assert bad.value.code == 2
 
 
 @pytest.mark.parametrize("pieces,top,needle", [

@@ -140,20 +140,40 @@ class _Sector:
         return math.inf if e is None else e
 
 
-def sectors(table: Table, firing: Ship) -> list[_Sector]:
-    """Angular spans of the other ships round the nose (a ship straddling the direction
-    straight behind the nose is left out: turning that far is no longer aiming)."""
+def _sector(s: Ship, nose: Point, h: float) -> _Sector | None:
+    """Angular span of a ship round the nose (None when it straddles the direction straight
+    behind the nose, or wraps round it: turning that far is no longer aiming)."""
+    # a corner on the nose has no direction: the others span the ship's cone from there
+    angs = [(math.degrees(math.atan2(y - nose[1], x - nose[0])) - h + 180.0) % 360.0 - 180.0
+            for x, y in s.poly if math.dist((x, y), nose) > NOSE_CONTACT_MM]
+    if angs and max(angs) - min(angs) <= 180.0 + ANGLE_EPS_DEG:  # 180: the nose on its edge
+        return _Sector(s, nose, h, min(angs), max(angs))
+    return None
+
+
+def turn_clearance(table: Table, firing: Ship, hit: Ship | None) -> float:
+    """Degrees the firing ship could turn about its nose (either way) before its first ship
+    changed, capped at MAX_TURN_DEG. Ships whose bounding circle cannot reach the angles
+    still in question are skipped (a cheap pre-filter)."""
     nose, h = firing.piece.nose, firing.piece.heading
-    out = []
+    target = _sector(hit, nose, h) if hit else None
+    if hit and target is None:
+        return MAX_TURN_DEG  # a target wrapped round the nose stays hit
+    plus, minus = (target.hi, -target.lo) if target else (MAX_TURN_DEG, MAX_TURN_DEG)
+    sec = [target] if target else []
     for s in table.ships:
-        if s is firing:
+        if s is firing or s is hit:
             continue
-        # a corner on the nose has no direction: the others span the ship's cone from there
-        angs = [(math.degrees(math.atan2(y - nose[1], x - nose[0])) - h + 180.0) % 360.0 - 180.0
-                for x, y in s.poly if math.dist((x, y), nose) > NOSE_CONTACT_MM]
-        if angs and max(angs) - min(angs) <= 180.0 + ANGLE_EPS_DEG:  # 180: the nose on its edge
-            out.append(_Sector(s, nose, h, min(angs), max(angs)))
-    return out
+        d = math.dist(s.centre, nose)
+        if d > s.radius:
+            c = (math.degrees(math.atan2(s.centre[1] - nose[1], s.centre[0] - nose[0])) - h + 180.0) % 360.0 - 180.0
+            w = math.degrees(math.asin(s.radius / d))
+            if c - w >= plus or c + w <= -minus:
+                continue
+        x = _sector(s, nose, h)
+        if x is not None:
+            sec.append(x)
+    return min(MAX_TURN_DEG, *_clearances(sec, target))
 
 
 def first_hit(shadows_: list[_Shadow], v: float = 0.0) -> tuple[_Shadow | None, float]:
@@ -174,10 +194,7 @@ def cast_beam(table: Table, firing: Ship, *, uncertainty_mm: float = 0.0,
     plus, minus = _clearances(sh, hit)
     clearance = None if math.isinf(min(plus, minus)) else min(plus, minus)
     nose, d = firing.piece.nose, firing.piece.direction
-    sec = sectors(table, firing)
-    hit_sector = next((x for x in sec if hit and x.ship is hit.ship), None)
-    # a target wrapped round the nose (touching pieces measured as overlapping) stays hit
-    turn = MAX_TURN_DEG if hit and hit_sector is None else min(MAX_TURN_DEG, *_clearances(sec, hit_sector))
+    turn = turn_clearance(table, firing, hit.ship if hit else None)
     common = dict(ship=firing.id, clearance=clearance, uncertainty_mm=uncertainty_mm,
                   heading_uncertainty_deg=heading_uncertainty_deg, turn=turn, nose=nose,
                   direction=d, clear_plus=None if math.isinf(plus) else plus,

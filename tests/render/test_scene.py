@@ -109,3 +109,11 @@ def test_upright_pyramid_has_the_domain_dimensions():
     inside = lambda c, q: bool(np.all(c.normals @ q <= c.offsets + 1e-9))
     assert inside(outer, on_face - n * 1.0) and not inside(cavity, on_face - n * 1.0)
     assert inside(cavity, on_face - n * 2.0)
+
+
+def test_clip_frames_keep_the_scene_and_change_only_the_noise():
+    spec = random_scene(4)
+    a, b = spec.frame(1), spec.frame(2, pieces=spec.pieces[:3])
+    assert a.sensor.noise_seed != b.sensor.noise_seed != spec.sensor.noise_seed
+    assert (a.camera, a.lamps, a.surface) == (spec.camera, spec.lamps, spec.surface)
+    assert b.pieces == spec.pieces[:3]

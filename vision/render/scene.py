@@ -3,7 +3,8 @@
 A `SceneSpec` is a frozen, hashable description of one frame: the pieces on the table,
 coins, hands above the table, pieces being carried, the table surface, the lamps, the
 camera and the sensor. `dataclasses.replace(spec, pieces=...)` gives the next frame of a
-clip with the same table, light and camera.
+clip with the same table, light and camera; `spec.frame(i, pieces=...)` also draws
+fresh sensor noise for frame i.
 
 >>> spec = scene_from_pieces([Piece.upright("a", "red", "large", (300, 250), 10)])
 >>> spec.truth().pieces[0].stack
@@ -151,6 +152,11 @@ class SceneSpec:
 
     def view(self) -> CameraView:
         return self.camera.view()
+
+    def frame(self, index: int, **changes) -> "SceneSpec":
+        """Frame `index` of a clip: the same table, light and camera with fresh sensor
+        noise (a real camera never repeats its noise), plus any field `changes`."""
+        return replace(self, sensor=replace(self.sensor, noise_seed=self.seed * 100_003 + index + 1), **changes)
 
 
 def _as_reported(p: Piece) -> Piece:

@@ -139,6 +139,22 @@ def _felt(s: Surface, xy: np.ndarray, fp) -> np.ndarray:
     return base[None, :] * lum[:, None]
 
 
+SPECK_MM = 2.2   # dust, lint and crumbs are about this big
+
+
+def _wear(s: Surface, xy: np.ndarray, fp) -> tuple[np.ndarray, np.ndarray]:
+    """A lived-in table: sparse light and dark specks (dust, lint, crumbs) and faint
+    blotches (old stains). Returns (multiplier N, added grey N)."""
+    speck = noise(xy, SPECK_MM, s.seed + 21)
+    kind = noise(xy, 7.0, s.seed + 22, fp)
+    threshold = np.random.default_rng(s.seed + 20).uniform(0.42, 0.47)   # how dusty
+    fade = np.clip(1.5 - 2.0 * np.asarray(fp) / SPECK_MM, 0, 1)
+    dots = np.clip((np.abs(speck) - threshold) * 12, 0, 1) * fade
+    light = dots * (kind > 0)
+    stain = np.clip((fbm(xy, 70.0, s.seed + 23, 2, fp) - 0.25) * 3, 0, 1)
+    return 1.0 - 0.5 * dots * (kind <= 0) - 0.12 * stain, 0.25 * light
+
+
 SURFACES = {"wood": _wood, "cloth": _cloth, "felt": _felt}
 GLOSS = {"wood": 0.05, "cloth": 0.0, "felt": 0.0}   # varnish reflectance at normal incidence
 
@@ -151,7 +167,9 @@ def table_albedo(surface: Surface, xy: np.ndarray, footprint) -> np.ndarray:
         raise ValueError(f"unknown surface {surface.kind!r} (one of: {', '.join(SURFACES)})") from None
     # single precision: a pattern needs no more, and it halves the memory traffic
     fp = np.broadcast_to(np.asarray(footprint, np.float32), (len(xy),))
-    return np.clip(fn(surface, xy.astype(np.float32), fp), 0.0, 1.0)
+    xy = xy.astype(np.float32)
+    mult, add = _wear(surface, xy, fp)
+    return np.clip(fn(surface, xy, fp) * mult[:, None] + add[:, None], 0.0, 1.0)
 
 
 TEXELS_PER_MM = 6.0

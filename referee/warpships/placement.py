@@ -99,19 +99,21 @@ def best_placement(origins: list[tuple[str, tuple]], landing: tuple, radius: flo
     """The warp centre that best satisfies both contacts and clears `obstacles`.
 
     First the exact crossing (or closest approach) of each start locus with the landing
-    locus, and the warp centred behind the tail. Only when another ship then binds the
-    margin are positions along both loci tried every SAMPLE_STEP_MM within the tolerance
-    (no other position can do better: none has a smaller gap than the closest approach).
+    locus, and the warp centred behind the tail. Only when another ship binds one of those
+    are positions along both loci tried every SAMPLE_STEP_MM within the tolerance (else no
+    other position can do better: none has a smaller gap than the closest approach).
     """
     mid = ((landing[1][0] + landing[2][0]) / 2, (landing[1][1] + landing[2][1]) / 2)
     best: Placement | None = None
     best_key = (-math.inf,)
     near = []  # start loci that come within tolerance of the landing
+    blocked = False  # did another ship bind any placement tried?
 
     def consider(label: str, locus: tuple, gap: float, c: Point) -> None:
-        nonlocal best, best_key
+        nonlocal best, best_key, blocked
         disc, who = _disc(c, radius, obstacles)
         cand = Placement(c, gap, disc, label, who)
+        blocked = blocked or disc < FLUSH_TOLERANCE_MM - gap
         # Ties go to a warp truly touching the start (so a drawing shows where the
         # shortfall is), then to one centred behind the tail (a straight launch).
         key = (round(cand.margin, 9), -round(g.locus_point_distance(locus, c)[0], 9), -math.dist(c, mid))
@@ -128,7 +130,7 @@ def best_placement(origins: list[tuple[str, tuple]], landing: tuple, radius: flo
                 if (cg := _gap(c, locus, landing)) <= FLUSH_TOLERANCE_MM:
                     consider(label, locus, cg, c)
     assert best is not None, "every move has at least one start locus"
-    if best.disc < FLUSH_TOLERANCE_MM - best.gap:  # another ship binds: look for room
+    if blocked:  # another ship is in the way somewhere: look for the most room
         for label, locus in near:
             for c in (c for lo in (locus, landing) for c in g.locus_samples(lo, SAMPLE_STEP_MM)):
                 if (cg := _gap(c, locus, landing)) <= FLUSH_TOLERANCE_MM:

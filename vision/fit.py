@@ -34,6 +34,10 @@ ITERATIONS = 12
 STEPS = np.array([0.05, 0.05, 0.1])
 # Hypotheses kept for fitting: those whose silhouette area is within this factor of the blob's.
 AREA_FACTOR = 1.6
+SIZES_TRIED = 2
+# A blob reaching this much further one way along its long axis shows where a flat
+# piece's nose is; otherwise both ways are tried.
+NOSE_CLEAR = 0.15
 
 
 @dataclass(frozen=True)
@@ -85,23 +89,30 @@ def outline_points(mask: np.ndarray, undecided: np.ndarray, origin_mm: np.ndarra
 
 def initial_hypotheses(points: np.ndarray, area_mm2: float, camera: np.ndarray, blob: int,
                        with_coins: bool = True) -> tuple[list[Hypothesis], list[np.ndarray]]:
-    """Plausible hypotheses for one blob and a starting pose for each."""
+    """Plausible hypotheses for one blob and a starting pose for each: of each pose, the
+    SIZES_TRIED sizes whose apparent area is nearest the blob's (within AREA_FACTOR)."""
     centroid = points.mean(axis=0)
-    cov = np.cov((points - centroid).T)
-    evals, evecs = np.linalg.eigh(cov)
+    evals, evecs = np.linalg.eigh(np.cov((points - centroid).T))
     axis = np.degrees(np.arctan2(evecs[1, 1], evecs[0, 1]))
+    # a flat piece's nose reaches further from the blob's centre than its tail edge
+    along = (points - centroid) @ _unit(axis)
+    reach = along.max() / max(-along.min(), 1e-6)
+    headings = [axis] if reach > 1 + NOSE_CLEAR else [axis + 180] if reach < 1 / (1 + NOSE_CLEAR) else [axis, axis + 180]
     (_, _), (_, _), rect_angle = cv2.minAreaRect(points.astype(np.float32))
     hyps, starts = [], []
-    for size in Size:
-        # an upright piece's base sits towards the camera from the blob's centre
-        lean = lift(centroid[None], np.array([size.height]), camera)[0] - centroid
-        for kind, variants in ((UPRIGHT, [(*(centroid - lean / 4), rect_angle % 90),
-                                          (*(centroid - lean / 4), (rect_angle + 45) % 90)]),
-                               (FLAT, [(*(centroid - _FLAT_OFFSET[size] * _unit(a)), a)
-                                       for a in (axis, axis + 180)])):
-            area = _apparent_area(kind, size, np.array(variants[0]), camera)
-            if not (1 / AREA_FACTOR < area_mm2 / area < AREA_FACTOR):
-                continue
+    for kind in (UPRIGHT, FLAT):
+        options = []
+        for size in Size:
+            if kind == UPRIGHT:
+                # an upright piece's base sits towards the camera from the blob's centre
+                base = centroid - (lift(centroid[None], np.array([size.height]), camera)[0] - centroid) / 4
+                variants = [(*base, rect_angle % 90), (*base, (rect_angle + 45) % 90)]
+            else:
+                variants = [(*(centroid - _FLAT_OFFSET[size] * _unit(a)), a) for a in headings]
+            ratio = abs(np.log(area_mm2 / _apparent_area(kind, size, np.array(variants[0]), camera)))
+            if ratio < np.log(AREA_FACTOR):
+                options.append((ratio, size, variants))
+        for _, size, variants in sorted(options, key=lambda o: o[0])[:SIZES_TRIED]:
             for v in variants:
                 hyps.append(Hypothesis(blob, kind, size))
                 starts.append(np.array(v, float))
@@ -172,18 +183,20 @@ def point_weights(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:
 def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray, open_side: np.ndarray,
                  camera: np.ndarray, edge_offset: float, iterations: int = ITERATIONS) -> tuple[np.ndarray, np.ndarray]:
     """Damped, robust Gauss-Newton on every hypothesis at once; returns params and residuals."""
+    n = len(hyps)
     batch = _Batch(hyps, points, camera, edge_offset)
+    # the three finite-difference steps of every row, evaluated as one batch
+    nudged = _Batch(hyps * 3, np.concatenate([points] * 3), camera, edge_offset)
     params = params.copy()
-    lam = np.full(len(hyps), 1e-2)
+    lam = np.full(n, 1e-2)
     r, active = batch.residuals(params)
     for _ in range(iterations):
         w = point_weights(r, open_side)
-        J = np.empty(r.shape + (3,))
-        for k in range(3):
-            p = params.copy()
-            p[:, k] += STEPS[k]
-            J[..., k] = (batch.residuals(p, active)[0] - r) / STEPS[k]
-        J = np.nan_to_num(J * batch.free[:, None, :], posinf=0, neginf=0)
+        p = np.concatenate([params] * 3)
+        p[np.arange(3 * n), np.repeat(np.arange(3), n)] += np.repeat(STEPS, n)
+        tiled = None if active is None else tuple(np.concatenate([a] * 3) for a in active)
+        J = (nudged.residuals(p, tiled)[0].reshape(3, n, -1) - r) / STEPS[:, None, None]
+        J = np.nan_to_num(J.transpose(1, 2, 0) * batch.free[:, None, :], posinf=0, neginf=0)
         JtW = J.transpose(0, 2, 1) * w[:, None, :]
         A = JtW @ J
         g = (JtW @ np.nan_to_num(r)[..., None])[..., 0]

@@ -30,6 +30,8 @@ OPEN_WEIGHT = 0.3
 # touching piece) count less and less (Cauchy weights).
 ROBUST_MM = 1.5
 ITERATIONS = 12
+# Full re-evaluation of which face and edge is nearest each outline point, every so many steps.
+REFRESH_EVERY = 3
 # Finite-difference steps for the Jacobian: mm, mm, degrees.
 STEPS = np.array([0.05, 0.05, 0.1])
 # Hypotheses kept for fitting: those whose silhouette area is within this factor of the blob's.
@@ -190,7 +192,7 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
     params = params.copy()
     lam = np.full(n, 1e-2)
     r, active = batch.residuals(params)
-    for _ in range(iterations):
+    for it in range(iterations):
         w = point_weights(r, open_side)
         p = np.concatenate([params] * 3)
         p[np.arange(3 * n), np.repeat(np.arange(3), n)] += np.repeat(STEPS, n)
@@ -203,7 +205,10 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
         A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
         step = -np.linalg.solve(A, g[..., None])[..., 0] * batch.free
         trial = params + step
-        r_new, active_new = batch.residuals(trial)
+        # which face and edge decide each point is re-examined every few steps only
+        refresh = it % REFRESH_EVERY == REFRESH_EVERY - 1 or it == iterations - 1
+        r_new, active_new = batch.residuals(trial, None if refresh else active)
+        active_new = active_new if refresh else None
         old = np.sum(w * np.nan_to_num(r, nan=1e3) ** 2, axis=1)
         new = np.sum(w * np.nan_to_num(r_new, nan=1e3) ** 2, axis=1)
         better = new <= old
@@ -211,9 +216,9 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
         r[better] = r_new[better]
         active = _merge_active(better[batch.pyr], active_new, active)
         lam = np.where(better, lam * 0.3, lam * 10)
-        if np.all(np.abs(step[better]) < 1e-3):
+        if refresh and np.all(np.abs(step[better]) < 1e-3):
             break
-    return params, r
+    return params, batch.residuals(params)[0]
 
 
 def robust_rms(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:

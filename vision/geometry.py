@@ -120,7 +120,8 @@ def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
     offset = np.sum(faces * n, axis=-1)                              # N×F×4
     offset[length <= 1e-9] = np.inf                                  # repeated corner: no edge
     offset[np.abs(area2) <= 1e-6] = -np.inf                           # edge-on face: never nearest
-    s = np.einsum("nkc,nfec->nfek", points, n) - offset[..., None]   # N×F×4×K
+    px, py = points[:, None, None, :, 0], points[:, None, None, :, 1]
+    s = px * n[..., 0, None] + py * n[..., 1, None] - offset[..., None]   # N×F×4×K
     edge = s.argmax(axis=2)                                          # N×F×K
     face = np.take_along_axis(s, edge[:, :, None], axis=2)[:, :, 0]
     best = face.argmin(axis=1)                                       # N×K

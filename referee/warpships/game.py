@@ -111,16 +111,18 @@ class WarpShipsGame:
         return [] if self.over else [c for c, _ in candidate_moves(self.table)]
 
     def apply(self, after: TableState, *, rolls: Sequence[str] | None = None,
-              rng: random.Random | None = None) -> "WarpShipsGame":
+              rng: random.Random | None = None, uncertainty_mm: float = 0.0) -> "WarpShipsGame":
         """Play the current player's move (the table `after` it) and its shot.
 
         `rolls`: the faces the players rolled, in order (a shot with no valid target needs
-        none); without them the rolls come from `rng` (seed it to replay).
+        none); without them the rolls come from `rng` (seed it to replay). A move ruled
+        illegal but too close to call within `uncertainty_mm` stands: the camera cannot
+        overrule the player (the umpire's call).
         """
         if self.over:
             raise GameError(f"the game is over ({self.result.why}); no more moves")  # type: ignore[union-attr]
-        ruling = rule_move(self.table, after)
-        if not ruling.legal:
+        ruling = rule_move(self.table, after, uncertainty_mm=uncertainty_mm)
+        if not ruling.legal and not ruling.too_close_to_call:
             raise GameError(f"illegal {ruling.kind} of {ruling.ship_before}: {ruling.reason}")
         faces = None if rolls is None else [parse_face(f) for f in rolls]
         shot = resolve_shot(after, ruling.ship, roller(faces, rng))
@@ -151,6 +153,7 @@ class WarpShipsGame:
                 "table": self.initial.to_dict(),  # type: ignore[union-attr]
                 "turns": [{"player": t.player, "after": t.after.to_dict(),
                            "rolls": [s.face for s in t.shot.steps], "ruling": t.ruling.to_dict(),
+                           "uncertainty": t.ruling.uncertainty_mm,
                            "shot": t.shot.notation(), "gained": [list(s) for s in t.gained]}
                           for t in self.history],
                 "colonies": {p: [list(s) for s in self.colony(p)] for p in self.players},
@@ -175,7 +178,8 @@ class WarpShipsGame:
                 raise GameError(f"turn {i}: the record says {t.get('player')!r} moved, but it was "
                                 f"{game.to_move}'s turn")
             try:
-                game = game.apply(TableState.from_dict(t["after"]), rolls=t["rolls"])
+                game = game.apply(TableState.from_dict(t["after"]), rolls=t["rolls"],
+                                  uncertainty_mm=float(t.get("uncertainty", 0.0)))
             except (KeyError, TypeError) as e:
                 raise GameError(f"turn {i}: malformed record entry ({e})") from None
             except InputError as e:

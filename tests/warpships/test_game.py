@@ -126,6 +126,21 @@ def test_illegal_move_and_wrong_roll_count_leave_the_game_unchanged():
     assert game.to_move == "ann" and game.history == ()
 
 
+def test_a_too_close_to_call_move_stands():
+    game = WarpShipsGame.new(["ann", "bob"], seed=5)
+    n = game.table.pieces[0]
+    after = launch(game, 0, 180)
+    late = after.piece(f"{n.id}.1")
+    shift = add((0.0, 0.0), unit(late.heading), 4.0)  # landed 4 mm off the warp: 1 mm past flush
+    after = after.with_piece(late.moved(tail=add(late.tail, shift), nose=add(late.nose, shift)))
+    with pytest.raises(GameError, match="illegal"):
+        game.apply(after, rolls=[])
+    played = game.apply(after, rolls=[], uncertainty_mm=2.0)
+    assert played.history[-1].ruling.call == "too close to call"
+    again = WarpShipsGame.replay(played.to_record())
+    assert again.to_move == "bob"
+
+
 def test_players_must_be_two_to_four():
     with pytest.raises(GameError):
         WarpShipsGame.new(["solo"])

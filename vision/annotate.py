@@ -27,9 +27,12 @@ def _pt(p) -> tuple[int, int]:
 
 
 def _label(img: np.ndarray, text: str, at, colour) -> None:
-    org = (_pt(at)[0] + 6, _pt(at)[1] - 6)
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3, cv2.LINE_AA)
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv2.LINE_AA)
+    """Text on a dark box, just above and right of `at`."""
+    font, scale = cv2.FONT_HERSHEY_SIMPLEX, 0.42
+    (w, h), base = cv2.getTextSize(text, font, scale, 1)
+    x, y = _pt(at)[0] + 6, _pt(at)[1] - 6
+    cv2.rectangle(img, (x - 2, y - h - 3), (x + w + 2, y + base), (20, 20, 20), -1)
+    cv2.putText(img, text, (x, y), font, scale, colour, 1, cv2.LINE_AA)
 
 
 def annotate(image_bgr: np.ndarray, detection) -> np.ndarray:

@@ -274,20 +274,25 @@ def trace(world: World, view: CameraView, pix: Pixels, rng: np.random.Generator,
         closer = t < t_hit[idx]
         sel = idx[closer]
         t_hit[sel], normal[sel], hit_id[sel] = t[closer], nrm[closer], SOLID_ID + k
+    glass, T, front_id, shift = _walls(world, view, o, d, t_hit, pix)
     P = o + d * t_hit[:, None]
+    # the table seen through walls is displaced by their refraction: move the ray
+    # sideways by the shift and meet the table again
+    tbl = np.flatnonzero((hit_id == TABLE_ID) & np.any(shift != 0, axis=1))
+    P[tbl] += shift[tbl] - d[tbl] * (shift[tbl, 2] / d[tbl, 2])[:, None]
     # size of the ray's pixel on the surface it meets, mm (grows at grazing incidence)
     footprint = t_hit * pixel_size / view.intrinsics.fx / np.sqrt(np.abs(np.einsum("ij,ij->i", d, normal)) + 1e-3)
     rgb = shade(world, view, P, normal, -d, hit_id, pix, rng, footprint, shadow_samples)
-    glass, T, front_id = _walls(world, view, o, d, t_hit, pix)
     rgb = glass + T * rgb
     hit_id = np.where(front_id >= 0, front_id, hit_id)
     return rgb, hit_id
 
 
 def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
-    """Composite the translucent walls in front of each ray's end: (added light, transmittance, id)."""
+    """Composite the translucent walls in front of each ray's end:
+    (added light, transmittance, id of the front wall, sideways shift of the ray)."""
     N = len(o)
-    ev_ray, ev_t, ev_add, ev_T, ev_id = [], [], [], [], []
+    ev_ray, ev_t, ev_add, ev_T, ev_id, ev_shift = [], [], [], [], [], []
     for k, sh in enumerate(world.shells):
         idx = pix.select(pixel_box(view, sh.vertices))
         if len(idx) == 0:
@@ -311,13 +316,18 @@ def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
             add = add + (1 - F[:, None]) * haze * (world.ambient + sum(l.rgb for l in world.lights) * 0.5)
             T = (1 - F[:, None]) ** 2 * absorb
             ev_ray.append(j); ev_t.append(start[ok]); ev_add.append(add); ev_T.append(T)
+            ev_shift.append(_slab_shift(nrm, d[j], end[ok] - start[ok]))
             ev_id.append(np.full(len(j), SHELL_ID + 16 * k) + (fa[ok] if is_outer else 8) + 5 * cav[ok])
     glass = np.zeros((N, 3))
     T_all = np.ones((N, 3))
     front_id = np.full(N, -1, dtype=np.int64)
+    shift = np.zeros((N, 3))
     if not ev_ray:
-        return glass, T_all, front_id
+        return glass, T_all, front_id, shift
     ray = np.concatenate(ev_ray); t = np.concatenate(ev_t)
+    all_shift = np.concatenate(ev_shift)
+    for c in range(3):
+        shift[:, c] = np.bincount(ray, all_shift[:, c], minlength=N)
     add = np.concatenate(ev_add); T = np.concatenate(ev_T); ids = np.concatenate(ev_id)
     order = np.lexsort((t, ray))
     ray, add, T, ids = ray[order], add[order], T[order], ids[order]
@@ -331,7 +341,18 @@ def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
         glass[:, c] = np.bincount(ray, contrib[:, c], minlength=N)
         T_all[:, c] = np.exp(np.bincount(ray, logT[:, c], minlength=N))
     front_id[ray[first]] = ids[first]
-    return glass, T_all, front_id
+    return glass, T_all, front_id, shift
+
+
+def _slab_shift(n: np.ndarray, d: np.ndarray, straight: np.ndarray) -> np.ndarray:
+    """Sideways displacement of a ray crossing a wall (taken as a parallel slab) whose
+    straight path would be `straight` mm long: the refracted ray leaves parallel to d."""
+    eta = 1.0 / IOR_PLASTIC
+    cos_i = np.clip(-np.einsum("ij,ij->i", n, d), 1e-3, 1.0)
+    cos_t = np.sqrt(1 - eta ** 2 * (1 - cos_i ** 2))
+    d_t = eta * d + (eta * cos_i - cos_t)[:, None] * n
+    thickness = straight * cos_i
+    return thickness[:, None] * (d_t / cos_t[:, None] - d / cos_i[:, None])
 
 
 def _highlights(world: World, t, o, d, nrm, refl) -> np.ndarray:

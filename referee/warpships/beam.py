@@ -15,7 +15,7 @@ sideways (half the large base: the beam runs through the middle) before missing 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain import Point, TableState
@@ -28,6 +28,7 @@ from referee.warpships.table import Ship, ShipError, Table, confidence_error_mm
 MAX_TURN_DEG = 90.0
 # A corner closer than this to the nose is at the nose (float noise, not a direction).
 NOSE_CONTACT_MM = 1e-6
+# An outline spanning 180 degrees from the nose (the nose on its edge), give or take float noise.
 ANGLE_EPS_DEG = 1e-7
 
 
@@ -102,14 +103,16 @@ def rule_beam(state: TableState, ship_id: str, *, uncertainty_mm: float = 0.0,
     """Rule the beam of flat ship `ship_id` on `state` (see the module doc).
 
     Too close to call: the beam's sideways `clearance` within `uncertainty_mm` (or the
-    error implied by the ship's confidence), or its `turn` within `heading_uncertainty_deg`.
+    error implied by the firing or target ship's confidence, if larger), or its `turn`
+    within `heading_uncertainty_deg`.
     """
     table = Table.of(state)
     firing = table.ship(ship_id)
     if not firing.flat:
         raise ShipError(f"ship {ship_id} is upright: only flat (flying) ships fire a beam")
-    return cast_beam(table, firing, uncertainty_mm=max(uncertainty_mm, confidence_error_mm([firing.piece])),
-                     heading_uncertainty_deg=heading_uncertainty_deg)
+    r = cast_beam(table, firing, uncertainty_mm=uncertainty_mm, heading_uncertainty_deg=heading_uncertainty_deg)
+    involved = [firing.piece] + ([table.ship(r.target).piece] if r.target else [])
+    return replace(r, uncertainty_mm=max(uncertainty_mm, confidence_error_mm(involved)))
 
 
 def shadows(table: Table, firing: Ship) -> list[_Shadow]:

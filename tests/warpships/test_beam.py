@@ -151,3 +151,12 @@ def test_turn_stops_where_a_nearer_ship_comes_into_the_aim():
                Piece.upright("b", "blue", "small", (60.0, 10.0)))
     r = rule_beam(st, "f")
     assert r.turn == pytest.approx(math.degrees(math.atan2(10 - HALF_S, 60 + HALF_S)), abs=1e-9)
+
+
+def test_low_confidence_pieces_widen_the_call():
+    # clearance 1.5 mm; a target seen with confidence 0.9 is taken to be within 2 mm
+    sure = table(shooter(), Piece.upright("t", "green", "large", (150.0, 11.2)))
+    unsure = table(shooter(), Piece.upright("t", "green", "large", (150.0, 11.2), confidence=0.9))
+    assert rule_beam(sure, "f").call == "shot"
+    r = rule_beam(unsure, "f")
+    assert r.clearance == pytest.approx(1.5, abs=1e-9) and r.call == "too close to call"

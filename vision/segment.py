@@ -56,6 +56,9 @@ DARK_LOG_MAX = -0.15
 # full-evidence pixels), i.e. half way between piece and table. Fainter parts of the
 # blob (a face seeing the lamp's reflection) are left undecided.
 EDGE_LEVEL = 0.5
+# Pixels of a blob darker (log) than its typical full-evidence pixel by more than this
+# are its coloured shadow (light through the plastic), not the piece: left undecided.
+TINTED_SHADOW_DARKER = 0.35
 # A blob whose typical evidence is under FAINT (in threshold units) is barely visible:
 # half its evidence would be below the weak threshold, so its weak mask is its edge.
 FAINT = 2.0 * WEAK / EDGE_LEVEL
@@ -87,6 +90,7 @@ class Foreground:
     background: np.ndarray  # H×W×3 uint8, the bare-table estimate
     mask: np.ndarray        # H×W uint8 0/255, hysteresis foreground
     score: np.ndarray       # H×W float32, evidence (1 = full; shadows 0)
+    lum: np.ndarray         # H×W float32, grey part of the log ratio (darkening < 0)
     dark: np.ndarray        # H×W uint8 0/255, shadow-like: a shadow or a piece's shaded face
     paper_log: np.ndarray   # log of the markers' white paper, b, g, r
     res: float              # mm per pixel
@@ -172,7 +176,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     seeds = np.bincount(labels[strong > 0], minlength=n)
     keep = (seeds >= MIN_SEED_MM2 / filler.res ** 2).astype(np.uint8) * 255
     keep[0] = 0
-    return Foreground(table, bg, keep[labels], score, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
+    return Foreground(table, bg, keep[labels], score, lum, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
                       filler.res)
 
 
@@ -189,7 +193,11 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     if typical < FAINT:
         # barely above the thresholds (green on green felt): the weak mask is the piece
         return [(convex_fill(weak), np.zeros_like(weak))]
-    mask = ((score > EDGE_LEVEL * typical) & (weak > 0)).astype(np.uint8) * 255
+    lum = fg.lum[y:y + h, x:x + w]
+    strong = (weak > 0) & (score > 1.0)
+    # light through coloured plastic tints the shadow: same hue, but darker than the piece
+    tinted_shadow = lum < float(np.median(lum[strong])) - TINTED_SHADOW_DARKER
+    mask = ((score > EDGE_LEVEL * typical) & (weak > 0) & ~tinted_shadow).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]

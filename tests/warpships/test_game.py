@@ -11,6 +11,7 @@ from referee.geometry import add, unit
 from referee.warpships import GameError, WarpShipsGame, advise, resolve_shot, setup_table, shot_odds
 from referee.warpships.colony import complete, population_divided
 from referee.warpships.odds import RollError, roller
+from referee.warpships.placement import FLUSH_TOLERANCE_MM as TOL
 from referee.warpships.setup import GAP_MAX_MM, GAP_MIN_MM, min_gap
 
 
@@ -131,7 +132,7 @@ def test_a_too_close_to_call_move_stands():
     n = game.table.pieces[0]
     after = launch(game, 0, 180)
     late = after.piece(f"{n.id}.1")
-    shift = add((0.0, 0.0), unit(late.heading), 4.0)  # landed 4 mm off the warp: 1 mm past flush
+    shift = add((0.0, 0.0), unit(late.heading), TOL + 1.0)  # landed 1 mm further off than flush allows
     after = after.with_piece(late.moved(tail=add(late.tail, shift), nose=add(late.nose, shift)))
     with pytest.raises(GameError, match="illegal"):
         game.apply(after, rolls=[])

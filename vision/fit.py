@@ -69,22 +69,17 @@ def _footprint_centroid_offset(size: Size) -> float:
 _FLAT_OFFSET = {s: _footprint_centroid_offset(s) for s in Size}
 
 
-def outline_points(mask: np.ndarray, undecided: np.ndarray, origin_mm: np.ndarray, res: float,
+def outline_points(outline: np.ndarray, undecided: np.ndarray, origin_mm: np.ndarray, res: float,
                    n: int = OUTLINE_POINTS) -> tuple[np.ndarray, np.ndarray]:
-    """n points evenly spaced along a blob mask's outer edge (table mm), and whether
-    each borders undecided (shadow-like) pixels, where the piece may reach further.
-
-    Contour pixels are the outermost *inside* pixels; the edge itself lies half a pixel
-    further out, which the residuals' `edge_offset` adds back.
-    """
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    c = max(contours, key=len).reshape(-1, 2).astype(float)
-    closed = np.vstack([c, c[:1]])
+    """n points evenly spaced along a blob's outline (a closed polygon in the blob box's
+    pixels) in table mm, and whether each borders undecided (shadow-like) pixels, where
+    the piece may reach further."""
+    closed = np.vstack([outline, outline[:1]])
     s = np.concatenate([[0], np.cumsum(np.hypot(*np.diff(closed, axis=0).T))])
     t = np.linspace(0, s[-1], n, endpoint=False)
     pts = np.column_stack([np.interp(t, s, closed[:, 0]), np.interp(t, s, closed[:, 1])])
     near = cv2.dilate(undecided, np.ones((2 * UNDECIDED_REACH_PX + 1,) * 2, np.uint8))
-    ij = np.clip(np.round(pts).astype(int), 0, np.array(mask.shape[::-1]) - 1)
+    ij = np.clip(np.round(pts).astype(int), 0, np.array(undecided.shape[::-1]) - 1)
     open_side = near[ij[:, 1], ij[:, 0]] > 0
     return origin_mm + (pts + 0.5) * res, open_side
 
@@ -138,7 +133,7 @@ def _apparent_area(kind: str, size: Size, params: np.ndarray, camera: np.ndarray
 class _Batch:
     """The hypotheses being fitted together, with what stays fixed between iterations."""
 
-    def __init__(self, hyps: list[Hypothesis], points: np.ndarray, camera: np.ndarray, edge_offset: float):
+    def __init__(self, hyps: list[Hypothesis], points: np.ndarray, camera: np.ndarray, edge_offset: np.ndarray):
         self.points, self.camera, self.edge_offset = points, camera, edge_offset
         coin = np.array([h.kind == COIN for h in hyps])
         self.pyr, self.coin = np.flatnonzero(~coin), np.flatnonzero(coin)
@@ -183,12 +178,14 @@ def point_weights(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:
 
 
 def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray, open_side: np.ndarray,
-                 camera: np.ndarray, edge_offset: float, iterations: int = ITERATIONS) -> tuple[np.ndarray, np.ndarray]:
-    """Damped, robust Gauss-Newton on every hypothesis at once; returns params and residuals."""
+                 camera: np.ndarray, edge_offset: np.ndarray, iterations: int = ITERATIONS) -> tuple[np.ndarray, np.ndarray]:
+    """Damped, robust Gauss-Newton on every hypothesis at once; returns params and residuals.
+
+    edge_offset (N×1, mm): how far each row's true edge lies outside its outline points."""
     n = len(hyps)
     batch = _Batch(hyps, points, camera, edge_offset)
     # the three finite-difference steps of every row, evaluated as one batch
-    nudged = _Batch(hyps * 3, np.concatenate([points] * 3), camera, edge_offset)
+    nudged = _Batch(hyps * 3, np.concatenate([points] * 3), camera, np.concatenate([edge_offset] * 3))
     params = params.copy()
     lam = np.full(n, 1e-2)
     r, active = batch.residuals(params)

@@ -28,7 +28,7 @@ from domain import Coin, InputError, TableState
 from vision import fit as fitting
 from vision.geometry import COIN, to_piece
 from vision.rectify import Rectifier, TableGrid
-from vision.segment import MIN_BLOB_MM2, BackgroundFiller, Foreground, blobs, foreground, refine, table_mask
+from vision.segment import MIN_BLOB_MM2, BackgroundFiller, Foreground, Part, blobs, foreground, refine, table_mask
 
 # A blob is reported only if some model's silhouette covers it this well (IoU): a real
 # piece scores above ~0.85; shadows, hands and table marks score far lower.
@@ -77,8 +77,7 @@ class Detection:
 
 @dataclass
 class _Blob:
-    mask: np.ndarray       # the blob in its box, uint8 0/255, convex
-    undecided: np.ndarray  # shadow-like pixels touching it: shadow or shaded face
+    part: Part             # mask, undecided pixels and outline in its box
     origin_px: np.ndarray  # crop's top-left grid pixel (col, row)
     area_mm2: float
     observed: np.ndarray   # median log colour relative to paper white (b, g, r)
@@ -137,14 +136,14 @@ class Detector:
         out = []
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
         for weak, box in blobs(fg.mask, self.grid, margin):
-            for mask, undecided in refine(fg, weak, box):
-                area = np.count_nonzero(mask) * res * res
+            for part in refine(fg, weak, box):
+                area = np.count_nonzero(part.mask) * res * res
                 if area < MIN_BLOB_MM2:
                     continue
-                inner = cv2.erode(mask, kernel)
-                sel = inner > 0 if np.count_nonzero(inner) >= 10 else mask > 0
+                inner = cv2.erode(part.mask, kernel)
+                sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 observed, table = _colour_of(fg.log_reflectance(*box)[sel], fg.table_log_reflectance(*box)[sel])
-                out.append(_Blob(mask, undecided, np.array(box[:2]), area, observed, table))
+                out.append(_Blob(part, np.array(box[:2]), area, observed, table))
         return out
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -179,25 +178,27 @@ class Detector:
         res = self.grid.res
         hyps: list[fitting.Hypothesis] = []
         starts: list[np.ndarray] = []
-        points, open_sides = [], []
+        points, open_sides, offsets = [], [], []
         for i, b in enumerate(found):
             origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
-            pts, open_side = fitting.outline_points(b.mask, b.undecided, origin, res)
+            pts, open_side = fitting.outline_points(b.part.outline, b.part.undecided, origin, res)
             h, s = fitting.initial_hypotheses(pts, b.area_mm2, camera, i, with_coins=_metallic(b.observed))
             hyps += h
             starts += s
             points += [pts] * len(h)
+            offsets += [b.part.edge_offset * res] * len(h)
             open_sides += [open_side] * len(h)
         per_blob: list[list[fitting.Fit]] = [[] for _ in found]
         if not hyps:
             return per_blob
         open_sides = np.array(open_sides)
-        params, r = fitting.gauss_newton(hyps, np.array(starts), np.array(points), open_sides, camera, 0.5 * res)
+        params, r = fitting.gauss_newton(hyps, np.array(starts), np.array(points), open_sides, camera,
+                                         np.array(offsets)[:, None])
         rms = fitting.robust_rms(r, open_sides)
         for h, p, e in zip(hyps, params, rms):
             b = found[h.blob]
             origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
-            iou = fitting.silhouette_iou(h, p, b.mask, b.undecided, origin, res, camera)
+            iou = fitting.silhouette_iou(h, p, b.part.mask, b.part.undecided, origin, res, camera)
             per_blob[h.blob].append(fitting.Fit(h, p, float(e), iou))
         return per_blob
 

@@ -62,6 +62,8 @@ TINTED_SHADOW_DARKER = 0.35
 # A blob whose typical evidence is under FAINT (in threshold units) is barely visible:
 # half its evidence would be below the weak threshold, so its weak mask is its edge.
 FAINT = 2.0 * WEAK / EDGE_LEVEL
+# Outlines are traced on the evidence interpolated this many times finer than the grid.
+SUBPIXEL = 4
 # A pyramid's silhouette is convex; a blob whose area is less than this share of its
 # convex hull is taken for touching pieces and split (eroding up to SPLIT_ERODE_MAX
 # pixels, keeping parts of at least SPLIT_SEED_PX).
@@ -180,24 +182,37 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
                       filler.res)
 
 
-def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
+@dataclass
+class Part:
+    """One piece's share of a blob, in the blob's box."""
+
+    mask: np.ndarray        # uint8 0/255, its filled convex hull
+    undecided: np.ndarray   # uint8 0/255, faint or shadow-like pixels touching it
+    outline: np.ndarray     # M×2 box pixel coordinates, convex, counter-clockwise
+    edge_offset: float      # how far (px) the true edge lies outside `outline`
+
+
+def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> list[Part]:
     """Each piece in a blob: its mask cut at half the blob's typical evidence (the true
-    edge of a blurred picture, whatever the piece's contrast) as a filled convex hull,
-    and the faint or shadow-like pixels next to it (a shadow, a shaded or mirroring
-    face: undecided), both in the box (x, y, w, h). `weak` is the blob's hysteresis
-    mask in the box. A blob far from convex is pieces touching: it is split first."""
+    edge of a blurred picture, whatever the piece's contrast) as a filled convex hull with
+    a sub-pixel outline, and the faint or shadow-like pixels next to it (a shadow, a
+    shaded or mirroring face: undecided). `weak` is the blob's hysteresis mask in the
+    box (x, y, w, h). A blob far from convex is pieces touching: it is split first."""
     x, y, w, h = box
     score = fg.score[y:y + h, x:x + w]
     inside = score[(weak > 0) & (score > 1.0)]
     typical = float(np.median(inside)) if inside.size else 1.0
     if typical < FAINT:
         # barely above the thresholds (green on green felt): the weak mask is the piece
-        return [(convex_fill(weak), np.zeros_like(weak))]
+        hull = convex_fill(weak)
+        return [Part(hull, np.zeros_like(weak), _hull_points(weak, 1), 0.5)]
     lum = fg.lum[y:y + h, x:x + w]
     strong = (weak > 0) & (score > 1.0)
     # light through coloured plastic tints the shadow: same hue, but darker than the piece
     tinted_shadow = lum < float(np.median(lum[strong])) - TINTED_SHADOW_DARKER
-    mask = ((score > EDGE_LEVEL * typical) & (weak > 0) & ~tinted_shadow).astype(np.uint8) * 255
+    level = EDGE_LEVEL * typical
+    cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)
+    mask = (cut > 0).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
@@ -212,8 +227,20 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         undecided = (fg.dark[y:y + h, x:x + w] | weak) & ~hull & ~others
         n, labels = cv2.connectedComponents(undecided, connectivity=8)
         touching = np.unique(labels[(cv2.dilate(hull, np.ones((3, 3), np.uint8)) > 0) & (labels > 0)])
-        out.append((hull, np.isin(labels, touching).astype(np.uint8) * 255))
+        # the outline at sub-pixel precision: the cut, interpolated SUBPIXEL times finer
+        region = cv2.dilate(part, np.ones((3, 3), np.uint8)) > 0
+        fine = cv2.resize(np.where(region, cut, -level), None, fx=SUBPIXEL, fy=SUBPIXEL,
+                          interpolation=cv2.INTER_LINEAR)
+        out.append(Part(hull, np.isin(labels, touching).astype(np.uint8) * 255,
+                        _hull_points((fine > 0).astype(np.uint8), SUBPIXEL), 0.5 / SUBPIXEL))
     return out
+
+
+def _hull_points(mask: np.ndarray, scale: int) -> np.ndarray:
+    """Convex hull of a mask drawn `scale` times finer, in coarse pixel coordinates."""
+    pts = cv2.findNonZero(mask)
+    hull = cv2.convexHull(pts).reshape(-1, 2).astype(float)
+    return (hull + 0.5) / scale - 0.5
 
 
 def split(mask: np.ndarray) -> list[np.ndarray]:

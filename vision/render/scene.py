@@ -75,7 +75,8 @@ class Sensor:
     wb_error: multiplicative gains (r, g, b) left over after the camera's white balance
     (1, 1, 1 = perfect); vignette: relative darkening at the picture corners; blur_px:
     Gaussian defocus sigma; shot_noise: relative noise at full scale (photon noise grows
-    as the square root of the signal); read_noise: in 8-bit levels; jpeg_quality: 1-100.
+    as the square root of the signal); read_noise: in 8-bit levels; jpeg_quality: 1-100;
+    noise_seed: which noise; sharpen: unsharp-mask amount of the camera's processing.
     """
 
     exposure: float = 1.0
@@ -86,6 +87,7 @@ class Sensor:
     read_noise: float = 1.2
     jpeg_quality: int = 90
     noise_seed: int = 0
+    sharpen: float = 0.3
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """From scene radiance to the JPEG a webcam would send: exposure, white balance,
-vignetting, defocus, shot and read noise, sRGB gamma, 8-bit quantisation, JPEG."""
+vignetting, defocus, a Bayer sensor with shot and read noise, demosaicking, sRGB gamma,
+sharpening, 8-bit quantisation, JPEG."""
 
 from __future__ import annotations
 
@@ -28,21 +29,45 @@ def vignette(img: np.ndarray, strength: float) -> np.ndarray:
     return img * (1.0 - strength * r2 ** 1.5)[..., None]
 
 
+def _srgb_lut() -> np.ndarray:
+    x = np.linspace(0.0, 1.0, LUT_SIZE)
+    srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+    return np.round(srgb * 255).astype(np.uint8)
+
+
+LUT_SIZE = 1 << 16
+SRGB_LUT = _srgb_lut()
+
+
+def mosaic_noise_demosaic(img: np.ndarray, sensor: Sensor, rng: np.random.Generator) -> np.ndarray:
+    """Sample an RGGB colour filter array, add shot and read noise per photosite, and
+    demosaic: the noise becomes correlated between neighbours and edges fringe a little,
+    as in a real camera. In and out: linear RGB in [0, 1] (out as 16-bit codes)."""
+    h, w = img.shape[:2]
+    raw = np.empty((h, w), np.float32)
+    raw[0::2, 0::2] = img[0::2, 0::2, 0]
+    raw[0::2, 1::2] = img[0::2, 1::2, 1]
+    raw[1::2, 0::2] = img[1::2, 0::2, 1]
+    raw[1::2, 1::2] = img[1::2, 1::2, 2]
+    np.clip(raw, 0, None, out=raw)
+    sigma = np.sqrt(sensor.shot_noise ** 2 * raw + (sensor.read_noise / 255.0) ** 2)
+    raw += rng.standard_normal(raw.shape, dtype=np.float32) * sigma
+    codes = (np.clip(raw, 0, 1) * (LUT_SIZE - 1) + 0.5).astype(np.uint16)
+    # OpenCV names Bayer patterns from the second row: our RGGB is its "BG" layout
+    return cv2.cvtColor(codes, cv2.COLOR_BayerBG2BGR)
+
+
 def to_jpeg(linear_rgb: np.ndarray, sensor: Sensor) -> tuple[np.ndarray, bytes]:
-    """Noise, gamma, quantisation and compression: (decoded BGR uint8, JPEG bytes)."""
+    """Optics, sensor noise, demosaicking, gamma, sharpening and JPEG: (decoded BGR uint8, JPEG bytes)."""
     rng = np.random.default_rng(sensor.noise_seed)
     img = vignette(linear_rgb, sensor.vignette)
     if sensor.blur_px > 0:
         img = cv2.GaussianBlur(img, (0, 0), sensor.blur_px)
-    img = np.clip(img, 0, None)
-    # shot noise (variance proportional to signal) plus read noise, on the raw linear signal
-    sigma = np.sqrt(sensor.shot_noise ** 2 * img + (sensor.read_noise / 255.0) ** 2)
-    img = img + rng.standard_normal(img.shape).astype(np.float32) * sigma
-    img = np.clip(img, 0, 1)
-    srgb = np.where(img <= 0.0031308, 12.92 * img, 1.055 * np.power(img, 1 / 2.4) - 0.055)
-    bgr = np.round(srgb[..., ::-1] * 255).astype(np.uint8)
+    bgr = SRGB_LUT[mosaic_noise_demosaic(img, sensor, rng)]
+    if sensor.sharpen > 0:  # webcams sharpen: halos at edges, amplified noise
+        soft = cv2.GaussianBlur(bgr, (0, 0), 1.2)
+        bgr = cv2.addWeighted(bgr, 1 + sensor.sharpen, soft, -sensor.sharpen, 0)
     ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(sensor.jpeg_quality)])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
-    data = buf.tobytes()
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR), data
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR), buf.tobytes()

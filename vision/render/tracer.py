@@ -379,9 +379,9 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
     N = len(P)
     n = n.copy()  # coin relief tilts normals
     on_table = hit_id == TABLE_ID
-    albedo = np.zeros((N, 3))
-    f0 = np.full((N, 3), 0.0)
-    shin = np.full(N, SHININESS["table"])
+    albedo = np.zeros((N, 3), np.float32)
+    f0 = np.zeros((N, 3), np.float32)
+    shin = np.full(N, SHININESS["table"], np.float32)
     tbl = np.flatnonzero(on_table)
     albedo[tbl] = surfaces.table_albedo(world.spec.surface, P[tbl, :2], footprint[tbl])
     f0[tbl] = surfaces.GLOSS[world.spec.surface.kind]
@@ -411,31 +411,34 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
     P32, n32, eye32 = P.astype(np.float32), n.astype(np.float32), to_eye.astype(np.float32)
     cos_v = np.clip(np.einsum("ij,ij->i", n32, eye32), 0, 1)
     F = schlick(cos_v, f0)
-    glossy = np.flatnonzero(f0.max(axis=1) > 0)
+    is_glossy = f0.max(axis=1) > 0
+    # glossy points: all of them (views, no copies) when most are, else the subset
+    g = slice(None) if is_glossy.mean() > 0.5 else np.flatnonzero(is_glossy)
+    g_pos = np.arange(N) if isinstance(g, slice) else np.cumsum(is_glossy) - 1
     # visibility() numbers shells first, then solids, from 1; a solid does not shadow itself
     self_k = np.where(hit_id >= SOLID_ID, hit_id - SOLID_ID + len(world.shells) + 1, 0)
     for light in world.lights:
+        rgb = light.rgb.astype(np.float32)
         to_l = light.position.astype(np.float32) - P32
         inv = 1.0 / np.sqrt(np.einsum("ij,ij->i", to_l, to_l))
         ldir = to_l * inv[:, None]
         cos_s = np.clip(np.einsum("ij,ij->i", n32, ldir), 0, 1)
         E = (1e6 * inv * inv) * cos_s * np.clip(ldir[:, 2], 0, 1)       # scalar irradiance
         where, vis = visibility(world, view, light, P, n, pix, rng, self_k, on_table, shadow_samples)
-        direct += E[:, None] * light.rgb.astype(np.float32)
-        direct[where] += (E[where, None] * light.rgb) * (vis - 1)
-        if len(glossy):
-            half = ldir[glossy] + eye32[glossy]
+        direct += E[:, None] * rgb
+        direct[where] += (E[where, None] * rgb) * (vis - 1)
+        if is_glossy.any():
+            half = ldir[g] + eye32[g]
             half /= np.sqrt(np.einsum("ij,ij->i", half, half))[:, None]
-            nh = np.clip(np.einsum("ij,ij->i", n32[glossy], half), 1e-6, 1)
-            sh = shin[glossy]
-            lobe = E[glossy] * (sh + 8) / (8 * math.pi) * np.exp(sh * np.log(nh))
-            spec[glossy] += lobe[:, None] * light.rgb
-            hit = np.flatnonzero(np.isin(where, glossy, assume_unique=True))
-            spec_where = np.searchsorted(glossy, where[hit])
-            spec[where[hit]] += (lobe[spec_where, None] * light.rgb) * (vis[hit] - 1)
+            nh = np.clip(np.einsum("ij,ij->i", n32[g], half), 1e-6, 1)
+            sh = shin[g]
+            lobe = E[g] * (sh + 8) / (8 * math.pi) * np.exp(sh * np.log(nh))
+            spec[g] += lobe[:, None] * rgb
+            hit = np.flatnonzero(is_glossy[where])
+            spec[where[hit]] += (lobe[g_pos[where[hit]], None] * rgb) * (vis[hit] - 1)
     ao = contact_occlusion(world, view, P, pix, on_table)
-    radiance = albedo * (1 - F) * (direct + world.ambient * ao[:, None]) + F * spec
-    if len(glossy):
-        refl = -to_eye[glossy] + 2 * cos_v[glossy, None] * n[glossy]
-        radiance[glossy] += F[glossy] * environment(refl, world) * ao[glossy, None]
+    radiance = albedo * (1 - F) * (direct + (world.ambient * ao[:, None]).astype(np.float32)) + F * spec
+    if is_glossy.any():
+        refl = -eye32[g] + 2 * cos_v[g, None] * n32[g]
+        radiance[g] += F[g] * (environment(refl, world) * ao[g, None]).astype(np.float32)
     return radiance

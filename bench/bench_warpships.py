@@ -9,7 +9,7 @@ import time
 import shapely
 
 from domain import Piece, TableState
-from referee.warpships import advise, candidate_moves, rule_beam, rule_move, setup_table
+from referee.warpships import ContradictionError, advise, candidate_moves, rule_beam, rule_move, setup_table
 from referee.warpships.table import _ship, _table
 
 COLOURS = ("red", "yellow", "green", "blue")
@@ -44,6 +44,56 @@ def median_ms(fn, items, cold: bool) -> float:
     return statistics.median(times)
 
 
+NOISE_MM, NOISE_DEG = 0.7, 0.5  # detector-like error on every piece, 1 sigma
+CALL_UNCERTAINTY_MM = 1.0
+
+
+def noisy(state: TableState, rng: random.Random) -> TableState:
+    out = []
+    for p in state.pieces:
+        dx, dy = rng.gauss(0, NOISE_MM), rng.gauss(0, NOISE_MM)
+        if p.pose.value == "upright":
+            out.append(p.moved(center=(p.center[0] + dx, p.center[1] + dy)))
+        else:
+            out.append(Piece.flat(p.id, p.color, p.size, (p.tail[0] + dx, p.tail[1] + dy),
+                                  p.heading + rng.gauss(0, NOISE_DEG)))
+    return TableState(tuple(out), state.coins, state.warp_diameter)
+
+
+def noisy_calls(moves) -> str:
+    """Rulings on noisy copies of both states against the ruling on the exact states:
+    agree, too close to call, wrong (the noise flipped a ruling it called sure), refused."""
+    rng = random.Random(1)
+    tally = {"agree": 0, "too close to call": 0, "wrong": 0, "refused": 0}
+    for before, after in moves:
+        truth = rule_move(before, after).legal
+        try:
+            r = rule_move(noisy(before, rng), noisy(after, rng), uncertainty_mm=CALL_UNCERTAINTY_MM)
+        except ContradictionError:  # noise pushed two touching pieces into each other
+            tally["refused"] += 1
+            continue
+        key = "too close to call" if r.too_close_to_call else ("agree" if r.legal == truth else "wrong")
+        tally[key] += 1
+    return ", ".join(f"{k} {v}" for k, v in tally.items())
+
+
+PUSH_MM = 5.0
+
+
+def pushed(moves):
+    """The moves with the landed ship slid PUSH_MM straight away from the warp."""
+    out = []
+    for before, after in moves:
+        landed = next(p for p in after.pieces if before.pieces and p not in before.pieces
+                      and p.pose.value == "flat")
+        d = landed.direction
+        out.append((before, after.with_piece(Piece.flat(landed.id, landed.color, landed.size,
+                                                        (landed.tail[0] + PUSH_MM * d[0],
+                                                         landed.tail[1] + PUSH_MM * d[1]),
+                                                        landed.heading))))
+    return out
+
+
 def shapely_distance(state: TableState, sid: str) -> float | None:
     f = state.piece(sid)
     end = (f.nose[0] + 5000 * f.direction[0], f.nose[1] + 5000 * f.direction[1])
@@ -71,6 +121,10 @@ def main() -> None:
               f"median {ms:.3f} ms over {len(moves)} moves (goal <= 5 ms)")
     legal = sum(rule_move(*ba).legal for ba in moves)
     print(f"generated moves ruled legal: {legal}/{len(moves)}")
+    print(f"the same moves with noise ({NOISE_MM} mm, {NOISE_DEG} deg per piece) ruled with "
+          f"--uncertainty {CALL_UNCERTAINTY_MM}: {noisy_calls(moves)}")
+    print(f"... with the landed ship {PUSH_MM} mm further out (legal or not, as the exact "
+          f"states say: the warp may turn round the nose or slide along the edge): {noisy_calls(pushed(moves))}")
 
     errs = []
     for st, sid in shots:

@@ -1,6 +1,6 @@
 """Render the bundled demo footage: a few WarpShips turns seen by the overhead camera.
 
-    python -m server.demo.make_footage [--out server/demo/footage] [--turns 4]
+    python -m server.demo.make_footage [--out server/demo/footage] [--turns 3] [--resume]
 
 The turns are real: each move is the WarpShips advisor's best legal launch or fly
 (`referee.warpships.advisor.advise`), its shot is resolved with seeded die rolls, and the
@@ -43,6 +43,11 @@ PALM_HEIGHT_MM = 110.0
 CARRY_HEIGHT_MM = 45.0
 EDGE_Y_MM = 640.0  # where the arm comes from: beyond the bottom of the picture
 JPEG_QUALITY = 78
+# A scripted move is kept if its beam would survive the detector's error several times
+# over: this far (mm) from changing target. (A launch's own margin is bounded by how
+# flush the warp must sit, a couple of mm, whatever the move.)
+CLEAR_MARGIN_MM = 6.0
+CANDIDATES = 40
 
 
 def _lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[float, float]:
@@ -67,16 +72,31 @@ def _where(p: Piece) -> tuple[float, float]:
     return p.center if p.pose is Pose.UPRIGHT else _lerp(p.tail, p.nose, 0.5)
 
 
+def clear_move(table: TableState) -> Any:
+    """The advisor's best legal move whose beam is clear-cut (a demo should not show a
+    too-close-to-call beam at every turn): None when no move has a target."""
+    from referee.warpships import rule_beam, rule_move
+    candidates = advise(table, top=CANDIDATES)
+    for c in candidates:
+        margin = rule_move(table, c.after).margin
+        clearance = rule_beam(c.after, c.new_id).clearance or 0.0
+        if margin > 0 and clearance >= CLEAR_MARGIN_MM:
+            return c
+    return candidates[0] if candidates else None
+
+
 class Footage:
-    def __init__(self, out: str, base):
-        self.out, self.base = out, base
+    def __init__(self, out: str, base, resume: bool = False):
+        self.out, self.base, self.resume = out, base, resume
         self.playlist: list[dict[str, Any]] = []
         os.makedirs(os.path.join(out, "frames"), exist_ok=True)
 
     def frame(self, pieces, occluders=(), carried=(), repeat: int = 1, hand: bool = False) -> None:
         spec = replace(self.base, pieces=tuple(pieces), occluders=tuple(occluders), carried=tuple(carried))
         name = f"frames/{len(self.playlist) + 1:04d}.jpg"
-        cv2.imwrite(os.path.join(self.out, name), render(spec).image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        path = os.path.join(self.out, name)
+        if not (self.resume and cv2.imread(path) is not None):  # rendering is deterministic: reuse
+            cv2.imwrite(path, render(spec).image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         self.playlist.append({"file": name, "repeat": repeat, "hand": hand})
         print(f"  {name} ×{repeat}{' (hand)' if hand else ''}", file=sys.stderr, flush=True)
 
@@ -95,17 +115,16 @@ class Footage:
         self.frame(after.pieces, repeat=HOLD_FRAMES)
 
 
-def make(out: str = OUT, turns: int = 4) -> dict[str, Any]:
+def make(out: str = OUT, turns: int = 3, resume: bool = False) -> dict[str, Any]:
     table = setup_table(SETUP_SEED)
-    footage = Footage(out, scene_from_pieces((), seed=SCENE_SEED))
+    footage = Footage(out, scene_from_pieces((), seed=SCENE_SEED), resume)
     rng = random.Random(ROLL_SEED)
     footage.frame(table.pieces, repeat=HOLD_FRAMES)
     script: list[dict[str, Any]] = []
     for _ in range(turns):
-        best = advise(table, top=1)
-        if not best:
+        move = clear_move(table)
+        if move is None:
             break
-        move = best[0]
         mover, landed = table.piece(move.ship), move.after.piece(move.new_id)
         during = move.after.without(move.new_id)
         footage.visit(table, during, move.after, landed, _where(mover), _where(landed))
@@ -129,9 +148,10 @@ def make(out: str = OUT, turns: int = 4) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=OUT)
-    ap.add_argument("--turns", type=int, default=4)
+    ap.add_argument("--turns", type=int, default=3)
+    ap.add_argument("--resume", action="store_true", help="keep the pictures already rendered in --out")
     args = ap.parse_args(argv)
-    done = make(args.out, args.turns)
+    done = make(args.out, args.turns, args.resume)
     print(f"{done['frames']} pictures, {len(done['turns'])} turns → {args.out}", file=sys.stderr)
     return 0
 

@@ -147,3 +147,19 @@ def test_a_piece_casts_a_darker_shadow_than_the_open_table():
     view = spec.view()
     (ua, va), (ul, vl) = np.round(view.project([away, lit])).astype(int)
     assert img[va, ua].sum() < 0.8 * img[vl, ul].sum()
+
+
+def test_camera_processing_keeps_a_flat_colour_and_adds_camera_like_noise():
+    from vision.render.scene import Sensor
+    from vision.render.sensor import to_jpeg
+    linear = np.zeros((96, 128, 3), np.float32)
+    linear[..., 0], linear[..., 1], linear[..., 2] = 0.5, 0.2, 0.05   # RGB
+    clean, _ = to_jpeg(linear, Sensor(shot_noise=0, read_noise=0, vignette=0, sharpen=0, jpeg_quality=95))
+    # sRGB of (0.05, 0.2, 0.5) linear is (63, 124, 188), in BGR order
+    assert np.abs(clean[40:56, 56:72].reshape(-1, 3).mean(0) - [63, 124, 188]).max() < 2
+    noisy, _ = to_jpeg(linear, Sensor(shot_noise=0.02, read_noise=2, vignette=0, sharpen=0, jpeg_quality=95))
+    g = noisy[..., 1].astype(float)
+    assert 1.0 < g.std() < 6.0
+    # demosaicking makes neighbouring pixels' noise correlated
+    a, b = g[:, :-1] - g.mean(), g[:, 1:] - g.mean()
+    assert (a * b).mean() / g.var() > 0.2

@@ -52,7 +52,7 @@ def render_figure(fig: Figure) -> np.ndarray:
     def px(p) -> tuple[int, int]:
         return int(round((p[0] - x0) * scale)), int(round((p[1] - y0) * scale)) + top
 
-    for role in ("band", "warp", "ghost", "piece", "blocker", "beam", "gap", "contact"):
+    for role in ("band", "warp", "ghost", "piece", "blocker", "turn", "beam", "gap", "contact"):
         for s in fig.shapes:
             if s["role"] == role:
                 _draw(img, s, px, scale)
@@ -88,8 +88,8 @@ def _draw(img: np.ndarray, s: dict, px, scale: float) -> None:
         cv2.circle(img, px(s["center"]), int(round(s["radius"] * scale)), colour, 2, cv2.LINE_AA)
         cv2.drawMarker(img, px(s["center"]), colour, cv2.MARKER_CROSS, 12, 1)
     elif s["kind"] == "line":
-        colour = WARP_BAD if role == "gap" else (0, 140, 255)
-        cv2.line(img, px(s["a"]), px(s["b"]), colour, 2, cv2.LINE_AA)
+        colour = {"gap": WARP_BAD, "turn": (60, 130, 220)}.get(role, (0, 140, 255))
+        cv2.line(img, px(s["a"]), px(s["b"]), colour, 1 if role == "turn" else 2, cv2.LINE_AA)
     elif s["kind"] == "point":
         cv2.drawMarker(img, px(s["p"]), (0, 0, 0), cv2.MARKER_TILTED_CROSS, 16, 2)
 

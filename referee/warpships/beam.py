@@ -74,8 +74,9 @@ class BeamRuling:
             "distance": _mm(self.distance), "clearance": _mm(self.clearance),
             "call": self.call, "uncertainty": _mm(self.uncertainty_mm), "turn": round(self.turn, 2)}
         if self.too_close_to_call:
-            d["reason"] += (f" (too close to call: the beam is {self.clearance or 0:.1f} mm or "
-                            f"{self.turn:.1f}° from changing, within the measurement error)")
+            why = (f"a shift of {self.clearance:.1f} mm" if self.clearance is not None
+                   and self.clearance <= self.uncertainty_mm else f"a turn of {self.turn:.1f}°")
+            d["reason"] += f" (too close to call: {why} would change it, within the measurement error)"
         d.update(self.extra)
         return d
 

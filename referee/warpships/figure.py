@@ -2,7 +2,8 @@
 
 The CLI renders a Figure with OpenCV (cli/warpships_drawing.py); the dashboard can draw
 the same dict as SVG. Roles say what a shape means: "piece", "ghost" (where a moved ship
-was), "warp", "beam", "band" (the beam's clearance), "contact", "blocker".
+was), "warp", "beam", "band" (the beam's sideways clearance), "turn" (the beam turned by
+its angular clearance), "contact", "blocker", "gap" (a landing's shortfall).
 
 >>> from domain import Piece, TableState
 >>> from referee.warpships import rule_beam
@@ -10,7 +11,7 @@ was), "warp", "beam", "band" (the beam's clearance), "contact", "blocker".
 ...                  Piece.upright("p7", "green", "large", (112.7, 0.0))))
 >>> f = beam_figure(st, rule_beam(st, "p2"))
 >>> [s["role"] for s in f.shapes]
-['piece', 'piece', 'band', 'beam', 'contact']
+['piece', 'piece', 'band', 'turn', 'turn', 'beam', 'contact']
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ def beam_figure(state: TableState, r: BeamRuling) -> Figure:
         minus = min(r.clear_minus if r.clear_minus is not None else 0.0, reach)
         band = [g.add(r.nose, n, plus), g.add(end, n, plus), g.add(end, n, -minus), g.add(r.nose, n, -minus)]
         f.shapes.append({"kind": "polygon", "role": "band", "points": [list(v) for v in band]})
+    for side in (1, -1):  # the beam turned as far as it may go about the nose
+        f.shapes.append({"kind": "line", "role": "turn", "a": list(r.nose),
+                         "b": list(g.add(r.nose, g.unit(g.heading_of(r.direction) + side * r.turn), reach))})
     f.shapes.append({"kind": "line", "role": "beam", "a": list(r.nose), "b": list(end)})
     if r.contact is not None:
         f.shapes.append({"kind": "point", "role": "contact", "p": list(r.contact)})

@@ -128,7 +128,7 @@ class LiveLoop:
             if why:
                 if not self._occluded_said:
                     self._occluded_said = True
-                    self._set_status(f"waiting: {why}")
+                    self._set_status(f"waiting: {why} (press End turn if the table is clear)")
                 return
         job = (frame, index, self._generation, forced)
         if self.threaded:

@@ -28,7 +28,7 @@ from domain import Coin, InputError, TableState
 from vision import fit as fitting
 from vision.geometry import COIN, to_piece
 from vision.rectify import Rectifier, TableGrid
-from vision.segment import MIN_BLOB_MM2, BackgroundFiller, Foreground, Part, blobs, foreground, refine, table_mask
+from vision.segment import MIN_BLOB_MM2, BackgroundFiller, Foreground, Part, blob_masks, foreground, refine, table_mask
 
 # A blob is reported only if some model's silhouette covers it this well (IoU): a real
 # piece scores above ~0.85; shadows, hands and table marks score far lower.
@@ -135,7 +135,7 @@ class Detector:
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
         out = []
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
-        for weak, box in blobs(fg.mask, self.grid, margin):
+        for weak, box in blob_masks(fg, margin):
             for part in refine(fg, weak, box):
                 area = np.count_nonzero(part.mask) * res * res
                 if area < MIN_BLOB_MM2:
@@ -217,7 +217,10 @@ class Detector:
             chosen.append((b, best, rival - _cost(best)))
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
-        for b, best, gap in chosen:
+        if chosen:
+            names, margins = self.models.classify(np.array([c[0].observed for c in chosen]),
+                                                  np.array([c[0].table for c in chosen]))
+        for (b, best, gap), name, margin in zip(chosen, names if chosen else [], margins if chosen else []):
             h = best.hypothesis
             fit_conf = float(np.clip((best.iou - IOU_MIN) / (0.9 - IOU_MIN), 0, 1))
             pose_conf = float(np.clip(gap / COST_GAP_CONFIDENT, 0, 1))
@@ -227,12 +230,11 @@ class Detector:
                 coins.append(Coin(cid, h.coin, (float(best.params[0]), float(best.params[1])), conf))  # type: ignore[arg-type]
                 decided.append(PieceFit(cid, h.coin.value, best, 0.0, conf))  # type: ignore[union-attr]
                 continue
-            names, margins = self.models.classify(b.observed[None], b.table[None])
-            colour_conf = float(np.clip(margins[0] / COLOUR_MARGIN_CONFIDENT, 0, 1))
+            colour_conf = float(np.clip(margin / COLOUR_MARGIN_CONFIDENT, 0, 1))
             conf = round(min(fit_conf, pose_conf, colour_conf), 3)
             pid = f"p{len(pieces) + 1}"
-            pieces.append(to_piece(pid, names[0], h.kind, h.size, best.params, conf))  # type: ignore[arg-type]
-            decided.append(PieceFit(pid, names[0], best, float(margins[0]), conf))
+            pieces.append(to_piece(pid, name, h.kind, h.size, best.params, conf))  # type: ignore[arg-type]
+            decided.append(PieceFit(pid, name, best, float(margin), conf))
         return TableState(tuple(pieces), tuple(coins)), decided
 
 

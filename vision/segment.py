@@ -96,6 +96,8 @@ class Foreground:
     dark: np.ndarray        # H×W uint8 0/255, shadow-like: a shadow or a piece's shaded face
     paper_log: np.ndarray   # log of the markers' white paper, b, g, r
     res: float              # mm per pixel
+    labels: np.ndarray      # H×W int32, connected components of the weak evidence
+    blobs: list             # (label, (x, y, w, h)) of the components kept, big enough
 
     def table_log_reflectance(self, x: int, y: int, w: int, h: int) -> np.ndarray:
         """log(bare table / white paper) in a box, h×w×3 float32."""
@@ -178,8 +180,10 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     seeds = np.bincount(labels[strong > 0], minlength=n)
     keep = (seeds >= MIN_SEED_MM2 / filler.res ** 2).astype(np.uint8) * 255
     keep[0] = 0
+    blobs = [(int(i), tuple(int(v) for v in stats[i, :4])) for i in np.flatnonzero(keep)
+             if stats[i, cv2.CC_STAT_AREA] * filler.res ** 2 >= MIN_BLOB_MM2]
     return Foreground(table, bg, keep[labels], score, lum, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
-                      filler.res)
+                      filler.res, labels, blobs)
 
 
 @dataclass
@@ -278,16 +282,13 @@ def convex_fill(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def blobs(mask: np.ndarray, grid: TableGrid, margin: int) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
-    """Connected components big enough to be a piece: (mask in the box padded by `margin`
-    pixels and clipped to the grid, that box x, y, w, h)."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    min_px = MIN_BLOB_MM2 / grid.res ** 2
+def blob_masks(fg: Foreground, margin: int) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
+    """Each kept component: its mask in its box padded by `margin` pixels and clipped to
+    the grid, and that box (x, y, w, h)."""
+    height, width = fg.labels.shape
     out = []
-    for i in range(1, n):
-        x, y, w, h, area = stats[i]
-        if area >= min_px:
-            x0, y0 = max(0, x - margin), max(0, y - margin)
-            x1, y1 = min(grid.width, x + w + margin), min(grid.height, y + h + margin)
-            out.append(((labels[y0:y1, x0:x1] == i).astype(np.uint8) * 255, (x0, y0, x1 - x0, y1 - y0)))
+    for i, (x, y, w, h) in fg.blobs:
+        x0, y0 = max(0, x - margin), max(0, y - margin)
+        x1, y1 = min(width, x + w + margin), min(height, y + h + margin)
+        out.append(((fg.labels[y0:y1, x0:x1] == i).astype(np.uint8) * 255, (x0, y0, x1 - x0, y1 - y0)))
     return out

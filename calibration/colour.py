@@ -156,13 +156,13 @@ class ColourModels:
 
 
 def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequence[str],
-                        base: ColourModels | None = None, intrinsics=None) -> ColourModels:
+                        base: ColourModels | None = None, intrinsics=None, registration=None) -> ColourModels:
     """Colour models measured from a picture with one piece of each expected colour.
 
     Pieces are found with the current models, then matched one-to-one to the expected
     colours (least total distance), and each matched model's appearance becomes what was
     measured, less the table showing through. Raises InputError when the picture does not
-    show exactly that many pieces.
+    show exactly that many pieces. `registration`: the camera pose, if already known.
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -174,7 +174,7 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     names = [Color(c).value for c in expected_colours]
     if len(set(names)) != len(names):
         raise InputError("each colour may appear only once in a calibration picture")
-    found = Detector(layout, intrinsics, models=base).measure_colours(image_bgr)
+    found = Detector(layout, intrinsics, models=base).measure_colours(image_bgr, registration)
     if len(found) != len(names):
         raise InputError(f"the calibration picture should show {len(names)} pieces "
                          f"({', '.join(names)}), found {len(found)}")

@@ -1,0 +1,72 @@
+"""Colour models: the shipped defaults, file errors, and calibration from a picture."""
+
+
+import numpy as np
+import pytest
+
+from calibration.colour import ColourFileError, ColourModels, refine_from_picture
+from calibration.markers import MarkerLayout
+from domain import Color, InputError, Piece
+from vision.pipeline import Detector
+
+from fakes import FakeRegistration, draw_scene, tilted_view
+
+
+def test_defaults_cover_every_colour():
+    assert sorted(ColourModels.load().names) == sorted(c.value for c in Color)
+
+
+def test_opaque_white_is_not_the_table_seen_through_clear():
+    models = ColourModels.load()
+    wood = np.array([[-1.2, -0.9, -0.6]])
+    assert models.classify(np.array([[-0.2, -0.2, -0.25]]), wood)[0] == ["white"]
+    assert models.classify(wood - 0.1, wood)[0] == ["clear"]
+    assert models.classify(np.array([[-3.0, -2.9, -2.9]]), wood)[0] == ["black"]
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("{", "not valid JSON"), ('{"colours": {}}', "non-empty"),
+    ('{"colours": {"red": {"kind": "glowing", "appearance": [0, 0, 0], "spread": 1}}}', "kind"),
+    ('{"colours": {"red": {"kind": "opaque", "appearance": [0, 0], "spread": 1}}}', "appearance"),
+    ('{"colours": {"red": {"kind": "opaque", "appearance": [0, 0, 0], "spread": 0}}}', "spread"),
+])
+def test_bad_colour_files(tmp_path, text, needle):
+    path = tmp_path / "colours.json"
+    path.write_text(text)
+    with pytest.raises(ColourFileError, match=needle):
+        ColourModels.load(str(path))
+
+
+def test_round_trip(tmp_path):
+    models = ColourModels.load()
+    models.save(str(tmp_path / "c.json"))
+    assert ColourModels.load(str(tmp_path / "c.json")) == models
+
+
+def _calibration_picture(colours, table_bgr):
+    view = tilted_view()
+    pieces = [Piece.upright(f"p{i}", c, "large", (150 + 140 * i, 260), 10 * i) for i, c in enumerate(colours)]
+    return draw_scene(view, pieces, table_bgr=table_bgr), FakeRegistration(view), pieces
+
+
+def test_calibration_learns_plastics_unlike_the_defaults():
+    # the fake plastics are paler than the defaults expect: calibrate on one table,
+    # then every piece is right on another
+    colours = ["red", "yellow", "green", "blue"]
+    img, reg, _ = _calibration_picture(colours, (90, 120, 160))
+    models = refine_from_picture(img, MarkerLayout.default(), colours, registration=reg)
+    changed = [m.name for m, d in zip(models.models, ColourModels.load().models) if m.appearance != d.appearance]
+    assert sorted(changed) == sorted(colours)
+    img2, reg2, pieces = _calibration_picture(colours[::-1], (120, 125, 130))
+    seen = Detector(MarkerLayout.default(), models=models).detect(img2, reg2).state.pieces
+    assert sorted(p.color.value for p in seen) == sorted(colours)
+    by_x = sorted(seen, key=lambda p: p.center[0])
+    assert [p.color.value for p in by_x] == colours[::-1]
+
+
+def test_calibration_needs_exactly_the_named_pieces():
+    img, reg, _ = _calibration_picture(["red", "blue"], (90, 120, 160))
+    with pytest.raises(InputError, match="should show 3 pieces"):
+        refine_from_picture(img, MarkerLayout.default(), ["red", "blue", "green"], registration=reg)
+    with pytest.raises(InputError, match="only once"):
+        refine_from_picture(img, MarkerLayout.default(), ["red", "red"], registration=reg)

@@ -10,7 +10,7 @@ sits flush against the edge, the ship's tail flush on the far side of the warp.
 ...                     Piece.flat("s", "red", "large", (12.7 + 101.6, 0), 0)))
 >>> r = rule_move(before, after)
 >>> r.kind, r.legal, r.warp_center, r.margin
-('launch', True, (63.5, 0.0), 2.0)
+('launch', True, (63.5, 0.0), 0.5)
 >>> r.to_dict()["call"]
 'legal'
 """

@@ -18,12 +18,12 @@ from domain import Piece, Point
 from referee import geometry as g
 from referee.warpships.table import Ship
 
-# "Flush" as the table sees it: a warp this far (summed over its two contacts) from
-# touching both still counts as touching. Players set the tin by hand and accept a gap
-# they cannot see (about 1 mm a contact), and the detector places each piece to about
-# 1 mm; more doubt than that belongs to the caller's uncertainty ("too close to call"),
-# not to the rule. Kept small so an illegal margin reads nearly as the plain shortfall.
-FLUSH_TOLERANCE_MM = 2.0
+# "Flush" as a state file can show it: a warp this far (summed over its two contacts) from
+# touching both still counts as touching. It absorbs only the rounding of coordinates
+# written to 0.1 mm and headings to 0.1° (about 0.1 mm a contact); doubt from measuring a
+# real table belongs to the caller's uncertainty ("too close to call"), not to the rule,
+# so an illegal margin reads as the plain shortfall (the contract's 231 mm fly: -129.4 + 0.5).
+FLUSH_TOLERANCE_MM = 0.5
 
 # Spacing of the extra warp positions tried along each locus to steer the disc clear of
 # other ships (the exact crossing of the loci is always tried first). 0.5 mm is finer

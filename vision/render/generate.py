@@ -50,10 +50,19 @@ def _camera(rng: np.random.Generator, layout: MarkerLayout, paper_mm: float) -> 
     raise RuntimeError("no camera placement sees the whole marker layout")
 
 
+WINDOW_PROB = 0.3   # share of scenes lit mainly through a window: a big, far, low source
+
+
 def _lamps(rng: np.random.Generator) -> tuple[Lamp, ...]:
     n = int(rng.integers(1, 4))
     lamps = []
     for k in range(n):
+        if k == 0 and rng.random() < WINDOW_PROB:
+            side = rng.uniform(0, 2 * np.pi)
+            lamps.append(Lamp(position=(380 + 1800 * np.cos(side), 280 + 1800 * np.sin(side), rng.uniform(900, 1800)),
+                              radius=rng.uniform(300, 600), intensity=rng.uniform(4.0, 10.0),
+                              kelvin=rng.uniform(5000, 6500)))
+            continue
         lamps.append(Lamp(position=(rng.uniform(-300, 1060), rng.uniform(-300, 860), rng.uniform(700, 1600)),
                           radius=rng.uniform(25, 150), intensity=rng.uniform(0.5, 1.5) * (0.6 if k else 1.0),
                           kelvin=rng.uniform(2700, 6500)))
@@ -62,7 +71,7 @@ def _lamps(rng: np.random.Generator) -> tuple[Lamp, ...]:
 
 def _sensor(rng: np.random.Generator, seed: int) -> Sensor:
     wb = np.exp(rng.normal(0, 0.07, 3))
-    return Sensor(exposure=rng.uniform(0.75, 1.1), wb_error=tuple(wb / wb[1]),
+    return Sensor(exposure=rng.uniform(0.65, 1.15), wb_error=tuple(wb / wb[1]),
                   vignette=rng.uniform(0.08, 0.45), blur_px=rng.choice([0.0, rng.uniform(0.3, 1.1)], p=[0.6, 0.4]),
                   shot_noise=rng.uniform(0.006, 0.025), read_noise=rng.uniform(0.6, 3.0),
                   jpeg_quality=int(rng.integers(75, 96)), noise_seed=seed, sharpen=rng.uniform(0.0, 0.7))

@@ -16,6 +16,7 @@ from vision.render.shapes import Capsule, Convex, Cylinder, shell
 # the next size up leaves ~1.2 mm of play on each side.
 NEST_PLAY_MM = 0.8
 NEST_TURN_DEG = 4.0
+PLASTIC_SPREAD = 0.15   # log-normal spread of a scene's dye strength / albedo per channel
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,22 @@ class World:
     spec: SceneSpec
 
 
-def _piece_objects(piece, rng: np.random.Generator, lift=0.0, tilt=0.0, on_table=True):
-    plastic = PLASTICS[piece.color]
+def scene_plastics(seed: int) -> dict:
+    """This scene's plastics: every colour varied a little (another batch, another maker),
+    the same for all pieces of that colour in the scene."""
+    rng = np.random.default_rng([seed, 3])
+    out = {}
+    for color, p in PLASTICS.items():
+        k = np.exp(rng.normal(0, PLASTIC_SPREAD, 3))
+        if p.wall is None:
+            out[color] = Plastic(None, p.haze, tuple(np.clip(np.array(p.albedo) * k, 0, 0.9)))
+        else:  # thicker or thinner dye: the wall's transmission raised to a power
+            out[color] = Plastic(tuple(np.array(p.wall) ** k), tuple(np.array(p.haze) * k), p.albedo)
+    return out
+
+
+def _piece_objects(piece, plastics: dict, rng: np.random.Generator, lift=0.0, tilt=0.0, on_table=True):
+    plastic = plastics[piece.color]
     fp = np.array(piece.footprint()) if on_table else None
     out_shells, out_solids = [], []
     for k, size in enumerate(nest_sizes(piece)):
@@ -120,13 +135,14 @@ def hand_capsules(h: Hand) -> list[Capsule]:
 
 def build_world(spec: SceneSpec) -> World:
     rng = np.random.default_rng(spec.seed + 7919)
+    plastics = scene_plastics(spec.seed)
     shells, solids = [], []
     for p in spec.pieces:
-        sh, so = _piece_objects(p, rng)
+        sh, so = _piece_objects(p, plastics, rng)
         shells += sh
         solids += so
     for c in spec.carried:
-        sh, so = _piece_objects(c.piece, rng, c.height, c.tilt_deg, on_table=False)
+        sh, so = _piece_objects(c.piece, plastics, rng, c.height, c.tilt_deg, on_table=False)
         shells += sh
         solids += so
     for coin in spec.coins:

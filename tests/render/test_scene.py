@@ -117,3 +117,11 @@ def test_clip_frames_keep_the_scene_and_change_only_the_noise():
     assert a.sensor.noise_seed != b.sensor.noise_seed != spec.sensor.noise_seed
     assert (a.camera, a.lamps, a.surface) == (spec.camera, spec.lamps, spec.surface)
     assert b.pieces == spec.pieces[:3]
+
+
+def test_bad_requests_get_a_one_line_reason():
+    from vision.render import SceneError
+    with pytest.raises(SceneError, match="unknown colour"):
+        random_scene(1, colors=["pink"])
+    with pytest.raises(SceneError, match="unknown surface"):
+        random_scene(1, surface="marble")

@@ -1,15 +1,18 @@
-"""Synthetic pictures of pyramids on a table, with exact ground truth.
+"""Synthetic pictures of pyramids on a table, with exact ground truth (docs/renderer.md).
 
->>> from vision.render import random_scene, render   # doctest: +SKIP
->>> r = render(random_scene(7))                       # doctest: +SKIP
->>> r.image.shape, len(r.truth.pieces) > 0            # doctest: +SKIP
-((960, 1280, 3), True)
+`render(random_scene(7))` gives a `Rendered` with `.image` (BGR 960×1280), `.jpeg`,
+`.truth` (the TableState a detector must report) and `.view` (the true camera).
+
+>>> spec = random_scene(7, n_pieces=3)
+>>> [p.id for p in spec.truth().pieces]
+['p1', 'p2', 'p3']
 """
 
 from vision.render.cache import render_cached
 from vision.render.generate import random_scene, random_setting
 from vision.render.render import Rendered, render, render_linear
-from vision.render.scene import CameraSpec, Carried, Hand, Lamp, SceneSpec, Sensor, Surface, scene_from_pieces
+from vision.render.scene import (CameraSpec, Carried, Hand, Lamp, SceneError, SceneSpec, Sensor, Surface,
+                                 scene_from_pieces)
 
-__all__ = ["SceneSpec", "random_scene", "random_setting", "render", "render_linear", "render_cached", "Rendered", "scene_from_pieces",
-           "CameraSpec", "Carried", "Hand", "Lamp", "Sensor", "Surface"]
+__all__ = ["SceneSpec", "random_scene", "random_setting", "scene_from_pieces", "render", "render_linear",
+           "render_cached", "Rendered", "CameraSpec", "Carried", "SceneError", "Hand", "Lamp", "Sensor", "Surface"]

@@ -17,7 +17,8 @@ from shapely.ops import unary_union
 
 from calibration.markers import MarkerLayout
 from domain import Coin, CoinKind, Color, Piece, Size
-from vision.render.scene import IMAGE_SIZE, CameraSpec, Carried, Hand, Lamp, SceneSpec, Sensor, Surface
+from vision.render.scene import (IMAGE_SIZE, SURFACE_KINDS, CameraSpec, Carried, Hand, Lamp, SceneError, SceneSpec,
+                                 Sensor, Surface)
 
 PAPER_RANGE_MM = (72.0, 100.0)     # side of the white sheet each marker is printed on
 IMAGE_MARGIN_PX = 12               # the sheets stay at least this far inside the picture
@@ -47,7 +48,7 @@ def _camera(rng: np.random.Generator, layout: MarkerLayout, paper_mm: float) -> 
         if (px[:, 0].min() > IMAGE_MARGIN_PX and px[:, 0].max() < w - IMAGE_MARGIN_PX
                 and px[:, 1].min() > IMAGE_MARGIN_PX and px[:, 1].max() < h - IMAGE_MARGIN_PX):
             return cam
-    raise RuntimeError("no camera placement sees the whole marker layout")
+    raise SceneError("no camera 0.8-1.1 m up sees the whole marker layout: is it larger than about 0.9 × 0.7 m?")
 
 
 WINDOW_PROB = 0.3   # share of scenes lit mainly through a window: a big, far, low source
@@ -81,7 +82,9 @@ def random_setting(seed: int, surface: str | None = None, layout: MarkerLayout |
     """An empty table: surface, paper, lamps, camera and sensor drawn from `seed`."""
     rng = np.random.default_rng([seed, 1])
     layout = layout or MarkerLayout.default()
-    kind = surface or str(rng.choice(["wood", "cloth", "felt"]))
+    if surface is not None and surface not in SURFACE_KINDS:
+        raise SceneError(f"unknown surface {surface!r} (one of: {', '.join(SURFACE_KINDS)})")
+    kind = surface or str(rng.choice(SURFACE_KINDS))
     surf = Surface(kind, seed=int(rng.integers(1 << 30)), tint=tuple(np.exp(rng.normal(0, 0.08, 3))),
                    scale=rng.uniform(0.8, 1.3), angle_deg=rng.uniform(-12, 12) + rng.choice([0, 90]))
     paper_mm = rng.uniform(*PAPER_RANGE_MM)
@@ -112,7 +115,12 @@ def random_scene(seed: int, n_pieces: tuple[int, int] | int = (10, 18),
     pieces being carried. Pieces never overlap and stay inside the marker rectangle."""
     base = random_setting(seed, surface, layout)
     rng = np.random.default_rng([seed, 2])
-    colors = [Color(c) for c in colors]
+    try:
+        colors = [Color(c) for c in colors]
+    except ValueError:
+        raise SceneError(f"unknown colour in {list(colors)} (one of: {', '.join(c.value for c in Color)})") from None
+    if not colors:
+        raise SceneError("random_scene needs at least one colour")
     n = int(n_pieces) if isinstance(n_pieces, int) else int(rng.integers(n_pieces[0], n_pieces[1] + 1))
     n_coins = int(coins) if isinstance(coins, int) else int(rng.integers(coins[0], coins[1] + 1))
     area = _placement_area(base.layout, base.paper_mm)

@@ -25,6 +25,7 @@ SHININESS = {"table": 40.0, "plastic": 300.0, "metal": 18.0, "skin": 12.0}   # B
 F0_SKIN = 0.028
 PAPER_F0 = 0.01
 PLASTIC_ROUGHNESS = 0.03   # rad: spread of a glint on moulded plastic
+SCATTER_FLOOR = 0.3        # share of a lamp's light a wall facing away still scatters
 
 
 def environment(r: np.ndarray, world: World) -> np.ndarray:
@@ -54,6 +55,18 @@ def highlights(world: World, t, o, d, nrm, refl) -> np.ndarray:
         width = np.sqrt((light.radius / dist) ** 2 + PLASTIC_ROUGHNESS ** 2)
         lobe = np.exp(-(ang / width) ** 2) / (np.pi * width ** 2)
         out += lobe[:, None] * light.rgb * (1000.0 / dist[:, None]) ** 2
+    return out
+
+
+def scatter_light(world: World, P: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Light a wall scatters back, by direction (N×3): faces turned to a lamp glow more;
+    light entering elsewhere in the piece reaches every wall a little (the floor)."""
+    out = np.broadcast_to(world.ambient, (len(P), 3)).copy()
+    for light in world.lights:
+        to_l = light.position - P
+        dist2 = np.einsum("ij,ij->i", to_l, to_l)
+        facing = np.clip(np.einsum("ij,ij->i", n, to_l) / np.sqrt(dist2), 0, 1)
+        out += light.rgb * (1e6 / dist2 * (SCATTER_FLOOR + (1 - SCATTER_FLOOR) * facing))[:, None]
     return out
 
 
@@ -118,7 +131,7 @@ def visibility(world: World, view: CameraView, light: Light, P: np.ndarray, n: n
             T = np.exp(-length[:, None] * obj.plastic.sigma) * crossings[:, None]
             V[pos] *= T.reshape(len(idx), samples, 3)
         else:
-            t, _ = obj.hit(o, d)
+            t, _, _ = obj.hit(o, d)
             blocked = (t < 1.0).reshape(len(idx), samples)
             V[pos] *= np.where(blocked, 0.0, 1.0)[..., None]
     return union, V.mean(axis=1)

@@ -19,9 +19,14 @@ from typing import Iterable, Sequence
 
 from calibration.camera import CameraView, Intrinsics
 from calibration.markers import MarkerLayout
-from domain import Coin, Piece, Pose, Size, TableState
+from domain import Coin, InputError, Piece, Pose, Size, TableState
 
 IMAGE_SIZE = (1280, 960)
+SURFACE_KINDS = ("wood", "cloth", "felt")
+
+
+class SceneError(InputError):
+    """A scene that cannot be drawn (unknown colour or surface, impossible request)."""
 Vec3 = tuple[float, float, float]
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from domain import Pose
+from domain import InputError, Pose
 from vision.render.generate import random_scene
 from vision.render.render import Rendered, render
 
@@ -49,8 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--truth", action="store_true", help="also write OUT-truth.png with the true outlines")
     args = ap.parse_args(argv)
     colors = ("red,yellow,green,blue,black,purple,clear,orange,cyan,white" if args.colors == "all" else args.colors)
-    spec = random_scene(args.seed, args.pieces if args.pieces is not None else (10, 18), colors.split(","),
-                        surface=args.surface, coins=args.coins, hands=args.hands, carried=args.carried)
+    try:
+        spec = random_scene(args.seed, args.pieces if args.pieces is not None else (10, 18), colors.split(","),
+                            surface=args.surface, coins=args.coins, hands=args.hands, carried=args.carried)
+    except InputError as e:
+        print(f"show: {e}", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     r = render(spec)
     took = time.perf_counter() - t0

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from calibration.markers import MarkerLayout
-from vision.render.scene import Surface
+from vision.render.scene import SceneError, Surface
 
 GRID = 256                 # noise grid side, cells (wraps)
 NOISE_INTERPOLATION = cv2.INTER_LINEAR   # cubic looks smoother but costs twice as much
@@ -164,7 +164,7 @@ def table_albedo(surface: Surface, xy: np.ndarray, footprint) -> np.ndarray:
     try:
         fn = SURFACES[surface.kind]
     except KeyError:
-        raise ValueError(f"unknown surface {surface.kind!r} (one of: {', '.join(SURFACES)})") from None
+        raise SceneError(f"unknown surface {surface.kind!r} (one of: {', '.join(SURFACES)})") from None
     # single precision: a pattern needs no more, and it halves the memory traffic
     fp = np.broadcast_to(np.asarray(footprint, np.float32), (len(xy),))
     xy = xy.astype(np.float32)

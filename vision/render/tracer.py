@@ -13,7 +13,7 @@ import numpy as np
 
 from calibration.camera import CameraView
 from vision.render.lighting import (SHADOW_SAMPLES, SOLID_ID, TABLE_ID, environment, highlights,
-                                    shade)
+                                    scatter_light, shade)
 from vision.render.materials import F0_PLASTIC, schlick
 from vision.render.rays import Pixels, camera_rays, pixel_box, refraction_scale, shell_path, slab_shift
 from vision.render.shapes import WALL_MM
@@ -37,14 +37,15 @@ def trace(world: World, view: CameraView, pix: Pixels, rng: np.random.Generator,
     t_hit = np.where(d[:, 2] < 0, -o[:, 2] / np.minimum(d[:, 2], -1e-9), np.inf)
     normal = np.tile([0.0, 0.0, 1.0], (N, 1))
     hit_id = np.zeros(N, dtype=np.int64)
+    face = np.full(N, -1, dtype=np.int64)
     for k, obj in enumerate(world.solids):
         idx = pix.select(pixel_box(view, obj.vertices))
         if len(idx) == 0:
             continue
-        t, nrm = obj.hit(o[idx], d[idx])
+        t, nrm, f = obj.hit(o[idx], d[idx])
         closer = t < t_hit[idx]
         sel = idx[closer]
-        t_hit[sel], normal[sel], hit_id[sel] = t[closer], nrm[closer], SOLID_ID + k
+        t_hit[sel], normal[sel], hit_id[sel], face[sel] = t[closer], nrm[closer], SOLID_ID + k, f[closer]
     glass, T, front_id, shift = _walls(world, view, o, d, t_hit, pix)
     P = o + d * t_hit[:, None]
     # the table seen through walls is displaced by their refraction: move the ray
@@ -55,8 +56,9 @@ def trace(world: World, view: CameraView, pix: Pixels, rng: np.random.Generator,
     footprint = t_hit * pixel_size / view.intrinsics.fx / np.sqrt(np.abs(np.einsum("ij,ij->i", d, normal)) + 1e-3)
     rgb = shade(world, view, P, normal, -d, hit_id, pix, rng, footprint, shadow_samples)
     rgb = glass + T * rgb
-    hit_id = np.where(front_id >= 0, front_id, hit_id)
-    return rgb, hit_id
+    # what a ray sees, down to the face: anti-aliasing re-casts pixels where this changes
+    seen = np.where(front_id >= 0, front_id, hit_id * 8 + face + 1)
+    return rgb, seen
 
 
 def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
@@ -84,11 +86,11 @@ def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
             add = F[:, None] * (environment(refl, world) + highlights(world, start[ok], o[j], d[j], nrm, refl))
             # back-scatter grows with the path through the plastic (one wall = `haze`)
             haze = np.array(sh.plastic.haze) * np.minimum(length / WALL_MM, 3.0)[:, None]
-            add = add + (1 - F[:, None]) * haze * (world.ambient + sum(l.rgb for l in world.lights) * 0.5)
+            add = add + (1 - F[:, None]) * haze * scatter_light(world, o[j] + d[j] * start[ok, None], nrm)
             T = (1 - F[:, None]) ** 2 * absorb
             ev_ray.append(j); ev_t.append(start[ok]); ev_add.append(add); ev_T.append(T)
             ev_shift.append(slab_shift(nrm, d[j], end[ok] - start[ok]))
-            ev_id.append(np.full(len(j), SHELL_ID + 16 * k) + (fa[ok] if is_outer else 8) + 5 * cav[ok])
+            ev_id.append(np.full(len(j), SHELL_ID + 16 * k) + (fa[ok] + 5 * cav[ok] if is_outer else 10))
     glass = np.zeros((N, 3))
     T_all = np.ones((N, 3))
     front_id = np.full(N, -1, dtype=np.int64)

@@ -34,7 +34,7 @@ class Shell:
 
 @dataclass(frozen=True)
 class Solid:
-    """An opaque object: shape with .hit(o, d) -> (t, normal), and how it looks."""
+    """An opaque object: a shape that rays can hit, and how it looks."""
 
     shape: object
     kind: str                                   # "plastic" | "metal" | "skin"
@@ -46,12 +46,14 @@ class Solid:
     def vertices(self) -> np.ndarray:
         return self.shape.vertices  # type: ignore[attr-defined]
 
-    def hit(self, o: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def hit(self, o: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Entry t (inf when missed), outward normal there, and which flat face (-1: curved)."""
         if isinstance(self.shape, Convex):
             t_in, t_out, f_in, _ = self.shape.hit(o, d)
             ok = (t_in < t_out) & (t_in > 0)
-            return np.where(ok, t_in, np.inf), self.shape.normals[f_in]
-        return self.shape.hit(o, d)  # type: ignore[attr-defined]
+            return np.where(ok, t_in, np.inf), self.shape.normals[f_in], f_in
+        t, n = self.shape.hit(o, d)  # type: ignore[attr-defined]
+        return t, n, np.full(len(t), -1)
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,14 @@ from typing import Any
 
 import cv2
 import numpy as np
+from shapely.geometry import Point, Polygon
 
 from calibration.camera import Intrinsics
 from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
 from domain import Coin, InputError, TableState
 from vision import fit as fitting
-from vision.geometry import COIN, to_piece
+from vision.geometry import COIN, silhouette, to_piece
 from vision.rectify import Rectifier, TableGrid
 from vision.segment import MIN_BLOB_MM2, BackgroundFiller, Foreground, Part, blob_masks, foreground, refine, table_mask
 
@@ -44,6 +45,8 @@ COLOUR_MARGIN_CONFIDENT = 1.5
 # Darkest channel (log relative to paper white) of a coin: copper and nickel reflect
 # more than half of every colour; translucent plastic passes under a third of some.
 METAL_LOG_MIN = -0.9
+# A dark candidate closer than this (mm) to a coloured piece is taken for its shadow.
+SHADOW_TOUCH_MM = 3.0
 # Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0
 # Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
@@ -82,6 +85,7 @@ class _Blob:
     area_mm2: float
     observed: np.ndarray   # median log colour relative to paper white (b, g, r)
     table: np.ndarray      # the bare table's, under the piece
+    dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
 
 
 def check_image(image: Any) -> np.ndarray:
@@ -135,7 +139,9 @@ class Detector:
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
         out = []
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
-        for weak, box in blob_masks(fg, margin):
+        candidates = [(m, b, False) for m, b in blob_masks(fg, margin)] + \
+            [(m, b, True) for m, b in blob_masks(fg, margin, dark=True)]
+        for weak, box, dark in candidates:
             for part in refine(fg, weak, box):
                 area = np.count_nonzero(part.mask) * res * res
                 if area < MIN_BLOB_MM2:
@@ -143,7 +149,7 @@ class Detector:
                 inner = cv2.erode(part.mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 observed, table = _colour_of(fg.log_reflectance(*box)[sel], fg.table_log_reflectance(*box)[sel])
-                out.append(_Blob(part, np.array(box[:2]), area, observed, table))
+                out.append(_Blob(part, np.array(box[:2]), area, observed, table, dark))
         return out
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -167,7 +173,7 @@ class Detector:
         camera = np.asarray(reg.view.position, float)
         fits = self._fit(found, camera)
         t.append(time.perf_counter())
-        state, piece_fits = self._state(found, fits)
+        state, piece_fits = self._state(found, fits, camera)
         t.append(time.perf_counter())
         names = ("register", "segment", "fit", "decide")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
@@ -202,7 +208,8 @@ class Detector:
             per_blob[h.blob].append(fitting.Fit(h, p, float(e), iou))
         return per_blob
 
-    def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]]) -> tuple[TableState, list[PieceFit]]:
+    def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]],
+               camera: np.ndarray) -> tuple[TableState, list[PieceFit]]:
         pieces, coins, decided = [], [], []
         chosen = []
         for b, options in zip(found, fits):
@@ -215,6 +222,7 @@ class Detector:
             rival = next((_cost(f) for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
                           != (best.hypothesis.kind, best.hypothesis.size)), _cost(best) + COST_GAP_CONFIDENT)
             chosen.append((b, best, rival - _cost(best)))
+        chosen = _without_shadows(chosen, camera)
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
         if chosen:
@@ -254,3 +262,18 @@ def _colour_of(pixels: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.nd
     sat = np.linalg.norm(pixels - pixels.mean(axis=1, keepdims=True), axis=1)
     keep = sat >= np.median(sat)
     return np.median(pixels[keep], axis=0), np.median(table[keep], axis=0)
+
+
+def _outline(fit: fitting.Fit, camera: np.ndarray) -> Polygon:
+    h = fit.hypothesis
+    if h.kind == COIN:
+        return Point(fit.params[:2]).buffer(h.coin.diameter / 2)  # type: ignore[union-attr]
+    return Polygon(silhouette(h.kind, h.size, fit.params, camera))  # type: ignore[arg-type]
+
+
+def _without_shadows(chosen: list, camera: np.ndarray) -> list:
+    """Drop dark candidates touching a coloured piece: every shadow on the table touches
+    the piece that casts it; black plastic touching a piece is lost with them."""
+    lit = [_outline(best, camera) for b, best, _ in chosen if not b.dark]
+    return [c for c in chosen if not c[0].dark
+            or all(_outline(c[1], camera).distance(o) > SHADOW_TOUCH_MM for o in lit)]

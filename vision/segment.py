@@ -39,6 +39,11 @@ NOISE_FACTOR = 4.0
 # Darkest plausible shadow: a lamp blocked leaves the ambient light and the other lamps,
 # rarely less than 30 % of the lit table (log 0.3 ≈ −1.2). Black plastic is ~5-10 %.
 SHADOW_LOG_MIN = -1.2
+# Darker than this (log, ~64 %) and on its own, a grey blob is black plastic.
+BLACK_LOG_MAX = -0.45
+BLACK_OPEN_PX = 5
+# A dark blob sharing more than this share of its pixels with a coloured blob is that piece.
+BLACK_OVERLAP_MAX = 0.3
 # Brighter than the table by more than 25 %: white plastic, specular highlights.
 BRIGHT_LOG_MIN = 0.22
 # Hysteresis: pixels with this fraction of the evidence join a blob that has at least
@@ -70,8 +75,9 @@ SUBPIXEL = 4
 SOLIDITY_MIN = 0.75
 SPLIT_ERODE_MAX = 5
 SPLIT_SEED_PX = 20
-# Marker sheets are paper around the black square: mask this multiple of the square.
-MARKER_PAPER_FACTOR = 1.8
+# Marker sheets are paper around the black square: mask this multiple of the square
+# (a 50 mm marker on a sheet up to 105 mm across).
+MARKER_PAPER_FACTOR = 2.1
 # Smallest blob worth fitting, mm²: half the base of a small piece (14.3 mm square).
 MIN_BLOB_MM2 = 100.0
 
@@ -98,6 +104,7 @@ class Foreground:
     res: float              # mm per pixel
     labels: np.ndarray      # H×W int32, connected components of the weak evidence
     blobs: list             # (label, (x, y, w, h)) of the components kept, big enough
+    dark_blobs: list        # the same for dark, hueless blobs: black plastic, or shadows
 
     def table_log_reflectance(self, x: int, y: int, w: int, h: int) -> np.ndarray:
         """log(bare table / white paper) in a box, h×w×3 float32."""
@@ -180,10 +187,31 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     seeds = np.bincount(labels[strong > 0], minlength=n)
     keep = (seeds >= MIN_SEED_MM2 / filler.res ** 2).astype(np.uint8) * 255
     keep[0] = 0
+    min_px = MIN_BLOB_MM2 / filler.res ** 2
     blobs = [(int(i), tuple(int(v) for v in stats[i, :4])) for i in np.flatnonzero(keep)
-             if stats[i, cv2.CC_STAT_AREA] * filler.res ** 2 >= MIN_BLOB_MM2]
-    return Foreground(table, bg, keep[labels], score, lum, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
-                      filler.res, labels, blobs)
+             if stats[i, cv2.CC_STAT_AREA] >= min_px]
+    mask = keep[labels]
+    # black plastic under a bright room can be no darker than a deep shadow; but every
+    # shadow on the table touches the piece that casts it: dark blobs are candidates,
+    # kept if they touch no piece found (vision.pipeline); their evidence is their
+    # darkness (opened wide enough to drop a plank's seam)
+    black = cv2.morphologyEx(((lum < BLACK_LOG_MAX) * 255).astype(np.uint8) & usable, cv2.MORPH_OPEN,
+                             np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
+    m, black_labels, black_stats, _ = cv2.connectedComponentsWithStats(black, connectivity=8)
+    at_sheet = set(np.unique(black_labels[cv2.dilate(~usable, np.ones((5, 5), np.uint8)) > 0]).tolist())
+    overlap = np.bincount(black_labels[mask > 0], minlength=m)
+    dark_blobs = []
+    for j in range(1, m):
+        area = black_stats[j, cv2.CC_STAT_AREA]
+        # a dark coloured piece is already a blob; what a shadow is decides the fit
+        if j not in at_sheet and area >= min_px and overlap[j] < BLACK_OVERLAP_MAX * area:
+            region = (black_labels == j) & (mask == 0)
+            labels[region] = n + j
+            score[region] = lum[region] * (1 / BLACK_LOG_MAX)
+            mask[region] = 255
+            dark_blobs.append((n + j, tuple(int(v) for v in black_stats[j, :4])))
+    return Foreground(table, bg, mask, score, lum, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
+                      filler.res, labels, blobs, dark_blobs)
 
 
 @dataclass
@@ -282,12 +310,12 @@ def convex_fill(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def blob_masks(fg: Foreground, margin: int) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
-    """Each kept component: its mask in its box padded by `margin` pixels and clipped to
-    the grid, and that box (x, y, w, h)."""
+def blob_masks(fg: Foreground, margin: int, dark: bool = False) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
+    """Each kept component (or dark candidate): its mask in its box padded by `margin`
+    pixels and clipped to the grid, and that box (x, y, w, h)."""
     height, width = fg.labels.shape
     out = []
-    for i, (x, y, w, h) in fg.blobs:
+    for i, (x, y, w, h) in fg.dark_blobs if dark else fg.blobs:
         x0, y0 = max(0, x - margin), max(0, y - margin)
         x1, y1 = min(width, x + w + margin), min(height, y + h + margin)
         out.append(((fg.labels[y0:y1, x0:x1] == i).astype(np.uint8) * 255, (x0, y0, x1 - x0, y1 - y0)))

@@ -21,6 +21,13 @@ from vision.scenes import rendered
 
 SEEDS = range(9200, 9230)
 COLOUR_SEEDS = range(9300, 9306)
+VARIANT_SEEDS = range(9400, 9403)
+VARIANTS = {
+    "JPEG quality 60": {"jpeg_quality": 60},
+    "noisy sensor": {"shot_noise": 0.04, "read_noise": 4.0},
+    "white balance off by 15 %": {"wb_error": (1.15, 1.0, 0.85)},
+    "defocused": {"blur_px": 1.5},
+}
 
 
 def median_ms(fn, repeats: int = 3) -> float:
@@ -53,12 +60,26 @@ def main() -> None:
     for m in score.mistakes[:15]:
         print("  ", m)
 
+    per_surface: dict[str, Score] = {}
+    for seed in SEEDS:
+        r = rendered(seed)
+        per_surface.setdefault(r.spec.surface.kind, Score()).add(r.truth, detector.detect(r.image).state)
+    for kind, s in sorted(per_surface.items()):
+        print(f"\n{kind}: " + s.summary().replace("\n", "\n  "))
+
     colours = Score()
     for seed in COLOUR_SEEDS:
         r = rendered(seed, colors=tuple(c.value for c in Color))
         colours.add(r.truth, detector.detect(r.image).state, str(seed))
     print(f"\nall ten colours: {len(COLOUR_SEEDS)} renders")
     print(colours.summary())
+
+    for name, sensor in VARIANTS.items():
+        s = Score()
+        for seed in VARIANT_SEEDS:
+            r = rendered(seed, sensor=sensor)
+            s.add(r.truth, detector.detect(r.image).state, str(seed))
+        print(f"\n{name} ({len(VARIANT_SEEDS)} renders): " + s.summary().replace("\n", "\n  "))
     sys.stdout.flush()
 
 

@@ -12,6 +12,7 @@ import os
 import pathlib
 import pickle
 import tempfile
+from dataclasses import replace
 
 import vision.render
 
@@ -30,15 +31,21 @@ def cache_dir() -> pathlib.Path:
     return d
 
 
-def rendered(seed: int, **options):
-    """render(random_scene(seed, **options)), from the cache when possible."""
+def rendered(seed: int, sensor: dict | None = None, **options):
+    """render(random_scene(seed, **options)), from the cache when possible; `sensor`
+    overrides fields of the scene's Sensor (JPEG quality, noise, white balance error...)."""
     from vision.render import random_scene, render
-    key = "_".join([str(seed)] + [f"{k}-{v}" for k, v in sorted(options.items())]).replace("/", "-")
+    parts = [str(seed)] + [f"{k}-{v}" for k, v in sorted(options.items())]
+    parts += [f"sensor-{k}-{v}" for k, v in sorted((sensor or {}).items())]
+    key = "_".join(parts).replace("/", "-").replace(" ", "")
     path = cache_dir() / f"{key}.pkl"
     if path.exists():
         with open(path, "rb") as f:
             return pickle.load(f)
-    r = render(random_scene(seed, **options))
+    spec = random_scene(seed, **options)
+    if sensor:
+        spec = replace(spec, sensor=replace(spec.sensor, **sensor))
+    r = render(spec)
     tmp = path.with_suffix(".tmp")
     with open(tmp, "wb") as f:
         pickle.dump(r, f)

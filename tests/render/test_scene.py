@@ -125,3 +125,37 @@ def test_bad_requests_get_a_one_line_reason():
         random_scene(1, colors=["pink"])
     with pytest.raises(SceneError, match="unknown surface"):
         random_scene(1, surface="marble")
+
+
+def _march(dist_fn, o, d, t_max=300.0, step=0.02):
+    """First t where a ray enters {dist_fn <= 0}, by marching (an independent check)."""
+    ts = np.arange(0, t_max, step)
+    inside = dist_fn(o + d * ts[:, None]) <= 0
+    return ts[np.argmax(inside)] if inside.any() else np.inf
+
+
+def test_ray_hits_agree_with_ray_marching():
+    from vision.render.shapes import Capsule
+    rng = np.random.default_rng(0)
+    cap = Capsule(np.array([0.0, 0, 50]), np.array([40.0, 10, 80]), 12.0)
+    piece = Piece.flat("f", "red", "large", (10.0, 0.0), 40.0)
+    outer, _ = shell(piece)
+    o = np.column_stack([rng.uniform(-40, 80, 120), rng.uniform(-40, 50, 120), np.full(120, 300.0)])
+    d = np.column_stack([rng.normal(0, 0.1, 120), rng.normal(0, 0.1, 120), -np.ones(120)])
+    t_cap, _ = cap.hit(o, d)
+    t_in, t_out, _, _ = outer.hit(o, d)
+    t_pyr = np.where((t_in < t_out) & (t_in > 0), t_in, np.inf)
+
+    def cap_dist(p):
+        ba = cap.b - cap.a
+        s = np.clip(((p - cap.a) @ ba) / (ba @ ba), 0, 1)
+        return np.linalg.norm(p - (cap.a + s[:, None] * ba), axis=1) - cap.r
+
+    def pyr_dist(p):
+        return (p @ outer.normals.T - outer.offsets).max(axis=1)
+
+    for i in range(len(o)):
+        for got, fn in ((t_cap[i], cap_dist), (t_pyr[i], pyr_dist)):
+            want = _march(fn, o[i], d[i])
+            assert (np.isinf(got) and np.isinf(want)) or abs(got - want) < 0.05
+    assert np.isfinite(t_cap).sum() > 5 and np.isfinite(t_pyr).sum() > 5

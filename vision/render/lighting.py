@@ -118,11 +118,16 @@ def visibility(world: World, view: CameraView, light: Light, P: np.ndarray, n: n
     cands = _shadow_candidates(world, view, light, P, pix, self_k, on_table)
     if not cands:
         return np.zeros(0, dtype=np.int64), np.ones((0, 3))
-    union = np.unique(np.concatenate([idx for _, idx in cands]))
+    member = np.zeros(len(P), bool)
+    for _, idx in cands:
+        member[idx] = True
+    union = np.flatnonzero(member)
+    pos_of = np.empty(len(P), np.int64)
+    pos_of[union] = np.arange(len(union))
     V = np.ones((len(union), samples, 3))
     lamp = _lamp_samples(light, len(union), samples, rng)
     for obj, idx in cands:
-        pos = np.searchsorted(union, idx)
+        pos = pos_of[idx]
         o = np.repeat(P[idx] + n[idx] * 0.05, samples, axis=0)
         d = (lamp[pos] - P[idx, None, :]).reshape(-1, 3)
         if isinstance(obj, Shell):

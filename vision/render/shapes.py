@@ -178,36 +178,39 @@ class Capsule:
         return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
 
     def hit(self, o: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Nearest entry t (inf when missed) and the outward normal (after Inigo Quilez's capIntersect)."""
+        """Nearest entry t (inf when missed) and the outward normal (after Inigo Quilez's
+        capIntersect). Most rays miss: the work after the first test is on the rest only."""
         ba = self.b - self.a
+        baba = float(ba @ ba)
         oa = o - self.a
-        baba = ba @ ba
         bard = d @ ba
         baoa = oa @ ba
-        rdoa = np.einsum("ij,ij->i", d, oa)
-        oaoa = np.einsum("ij,ij->i", oa, oa)
         dd = np.einsum("ij,ij->i", d, d)
-        a = baba * dd - bard * bard
-        b = baba * rdoa - baoa * bard
-        c = baba * oaoa - baoa * baoa - self.r ** 2 * baba
-        h = b * b - a * c
+        qa = baba * dd - bard * bard
+        qb = baba * np.einsum("ij,ij->i", d, oa) - baoa * bard
+        qc = baba * np.einsum("ij,ij->i", oa, oa) - baoa * baoa - self.r ** 2 * baba
+        disc = qb * qb - qa * qc
         t = np.full(len(o), np.inf)
+        n = np.zeros((len(o), 3))
+        near = np.flatnonzero(disc >= 0)   # the ray comes within r of the axis line
+        if len(near) == 0:
+            return t, n
         with np.errstate(divide="ignore", invalid="ignore"):
-            tb = (-b - np.sqrt(np.maximum(h, 0))) / a
-            y = baoa + tb * bard
-            body = (h >= 0) & (y > 0) & (y < baba) & (tb > 0)
-            t[body] = tb[body]
-            # caps: sphere at a or b
-            for end, sel in ((self.a, ~body & (y <= 0)), (self.b, ~body & (y >= baba))):
-                oc = o - end
-                bb = np.einsum("ij,ij->i", d, oc)
-                cc = np.einsum("ij,ij->i", oc, oc) - self.r ** 2
-                hh = bb * bb - dd * cc
-                ts = (-bb - np.sqrt(np.maximum(hh, 0))) / dd
-                ok = sel & (hh >= 0) & (ts > 0) & np.isfinite(ts)
-                t[ok] = ts[ok]
-        p = o + d * np.where(np.isfinite(t), t, 0)[:, None]
-        s = np.clip(((p - self.a) @ ba) / baba, 0, 1)
-        n = p - (self.a + s[:, None] * ba)
-        n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-9)
+            tb = (-qb[near] - np.sqrt(disc[near])) / qa[near]
+        y = baoa[near] + tb * bard[near]
+        body = (y > 0) & (y < baba) & (tb > 0)
+        t[near[body]] = tb[body]
+        for end, sel in ((self.a, ~body & (y <= 0)), (self.b, ~body & (y >= baba))):
+            j = near[sel]
+            oc = o[j] - end
+            b2 = np.einsum("ij,ij->i", d[j], oc)
+            h2 = b2 * b2 - dd[j] * (np.einsum("ij,ij->i", oc, oc) - self.r ** 2)
+            ts = (-b2 - np.sqrt(np.maximum(h2, 0))) / dd[j]
+            ok = (h2 >= 0) & (ts > 0)
+            t[j[ok]] = ts[ok]
+        hit = np.flatnonzero(np.isfinite(t))
+        p = o[hit] + d[hit] * t[hit, None]
+        s_ = np.clip(((p - self.a) @ ba) / baba, 0, 1)
+        nn = p - (self.a + s_[:, None] * ba)
+        n[hit] = nn / np.maximum(np.linalg.norm(nn, axis=1, keepdims=True), 1e-9)
         return t, n

@@ -141,7 +141,8 @@ def make(out: str = OUT, turns: int = 3, resume: bool = False) -> dict[str, Any]
     with open(os.path.join(out, "playlist.json"), "w", encoding="utf-8") as f:
         json.dump({"fps": FPS, "frames": footage.playlist}, f, indent=1)
     with open(os.path.join(out, "script.json"), "w", encoding="utf-8") as f:
-        json.dump({"setup_seed": SETUP_SEED, "scene_seed": SCENE_SEED, "turns": script}, f, indent=1)
+        json.dump({"setup_seed": SETUP_SEED, "scene_seed": SCENE_SEED, "camera": footage.base.view().to_dict(),
+                   "turns": script}, f, indent=1)
     return {"frames": len(footage.playlist), "turns": script}
 
 

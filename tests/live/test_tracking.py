@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain import Piece, TableState
+from domain import Color, Piece, Size, TableState
 from vision.live.tracking import Debouncer, Tracker, same_table
 
 NEST = Piece.upright("n1", "green", "large", (300, 300), stack=("large", "medium", "small"))
@@ -57,3 +57,12 @@ def test_unconfirmed_readings_do_not_use_up_ids():
     assert [p.id for p in first.pieces] == [p.id for p in second.pieces] == ["p1", "p2"]
     t.confirm(second)
     assert t.adopt(table(NEST, BLUE, Piece.upright("d3", "red", "small", (100, 100)))).pieces[2].id == "p3"
+
+
+def test_a_piece_read_in_another_colour_where_it_stood_keeps_its_id_and_colour():
+    t = Tracker(table(NEST, BLUE))
+    flicker = t.adopt(table(NEST.moved(id="q"), BLUE.moved(id="r", color=Color.WHITE, size=Size.MEDIUM)))
+    blue = next(p for p in flicker.pieces if p.id == "b1")
+    assert blue.color is Color.BLUE and blue.size is Size.MEDIUM
+    far = t.adopt(table(NEST.moved(id="q"), BLUE.moved(id="r", color=Color.WHITE, center=(560, 260))))
+    assert "b1" not in {p.id for p in far.pieces}  # a white piece elsewhere is another piece

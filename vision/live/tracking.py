@@ -136,15 +136,36 @@ class Tracker:
         """`reading` with ids carried over from the confirmed table and corrections applied."""
         old = [self._as_seen(p) for p in self.confirmed.pieces]
         ids: dict[int, str] = {j: old[i].id for i, j in match(old, reading.pieces)}
+        kept = self._reread(old, reading.pieces, ids)
         pieces, fresh = [], self._next_id  # new ids are only taken for good by confirm()
         for j, p in enumerate(reading.pieces):
             pid = ids.get(j)
+            if j in kept:
+                pid, p = kept[j]
             if pid is None:
                 pid, fresh = f"p{fresh}", fresh + 1
             c = self.corrections.get(pid)
             pieces.append(replace(p, id=pid, color=c.color, size=c.size,
                                   stack=_restack(p.stack, c.size)) if c else replace(p, id=pid))
         return replace(reading, pieces=tuple(pieces))
+
+    @staticmethod
+    def _reread(old: list[Piece], new: Sequence[Piece], ids: dict[int, str]) -> dict[int, tuple[str, Piece]]:
+        """Pieces left unmatched that stand where an unmatched old piece stood, same pose: the
+        same piece read differently. Plastic does not change colour, so the old colour stays;
+        the size is the new reading's (a nest that launched its top ship is smaller)."""
+        taken = set(ids.values())
+        free_old = [p for p in old if p.id not in taken]
+        out: dict[int, tuple[str, Piece]] = {}
+        for j, p in enumerate(new):
+            if j in ids:
+                continue
+            near = [q for q in free_old if q.pose is p.pose and math.dist(_anchor(q), _anchor(p)) <= POSITION_TOLERANCE_MM]
+            if near:
+                q = min(near, key=lambda q: math.dist(_anchor(q), _anchor(p)))
+                free_old.remove(q)
+                out[j] = (q.id, replace(p, color=q.color))
+        return out
 
     def confirm(self, state: TableState) -> None:
         self.confirmed = state

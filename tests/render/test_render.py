@@ -163,3 +163,15 @@ def test_camera_processing_keeps_a_flat_colour_and_adds_camera_like_noise():
     # demosaicking makes neighbouring pixels' noise correlated
     a, b = g[:, :-1] - g.mean(), g[:, 1:] - g.mean()
     assert (a * b).mean() / g.var() > 0.2
+
+
+def test_a_checkerboard_is_drawn_where_its_corners_say():
+    from vision.render import Board
+    board = Board(corners=((180, 480), (580, 480), (580, 80), (180, 80)), files=8, ranks=8, style="checker",
+                  canal_after_rank=None)
+    spec = scene_from_pieces([], seed=3, board=board)
+    view = spec.view()
+    lum = lambda xy: _radiance_at(spec, view.project([xy])[0]).sum()
+    a1, b1, a2, b2 = (205, 455), (255, 455), (205, 405), (255, 405)   # square centres, 50 mm squares
+    assert lum(a1) < 0.5 * lum(b1) and lum(b2) < 0.5 * lum(a2)        # a1 dark, like b2
+    assert abs(lum(a1) - lum(b2)) < 0.2 * lum(b1)

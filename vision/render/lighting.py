@@ -24,6 +24,7 @@ TABLE_ID, SOLID_ID = 0, 1   # hit ids: the table, then solid k is SOLID_ID + k
 SHININESS = {"table": 40.0, "plastic": 300.0, "metal": 18.0, "skin": 12.0}   # Blinn-Phong exponents
 F0_SKIN = 0.028
 PAPER_F0 = 0.01
+BOARD_F0 = 0.03            # a printed, laminated card board
 PLASTIC_ROUGHNESS = 0.03   # rad: spread of a glint on moulded plastic
 SCATTER_FLOOR = 0.3        # share of a lamp's light a wall facing away still scatters
 
@@ -184,6 +185,11 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
     tbl = np.flatnonzero(on_table)
     albedo[tbl] = surfaces.table_albedo(world.spec.surface, P[tbl, :2], footprint[tbl])
     f0[tbl] = surfaces.GLOSS[world.spec.surface.kind]
+    if world.spec.board is not None:
+        on, cover, board_albedo = surfaces.board(world.spec.board, P[tbl, :2], footprint[tbl])
+        card = tbl[on]
+        albedo[card] = albedo[card] * (1 - cover[:, None]) + board_albedo * cover[:, None]
+        f0[card] = f0[card] * (1 - cover[:, None]) + BOARD_F0 * cover[:, None]
     near, cover, paper_albedo = surfaces.paper(world.spec.layout, world.spec.paper_mm, P[tbl, :2], footprint[tbl],
                                                world.spec.surface.seed)
     sheet = tbl[near]

@@ -108,6 +108,28 @@ class Surface:
 
 
 @dataclass(frozen=True)
+class Board:
+    """A printed game board lying flat on the table.
+
+    corners: outer corners of the playing area, table mm, in the order first square of
+    the first rank (a1), last file of the first rank, last file of the last rank, first
+    file of the last rank (as referee.martian_chess.physical's board corners); files ×
+    ranks squares; style "checker" (alternating light and dark squares, Spike) or "grid"
+    (light squares, dark lines); canal_after_rank draws a thick line after that rank
+    (Martian Chess: 4); margin_mm of card around the squares.
+    """
+
+    corners: tuple[tuple[float, float], ...] = ((280.0, 480.0), (480.0, 480.0), (480.0, 80.0), (280.0, 80.0))
+    files: int = 4
+    ranks: int = 8
+    style: str = "grid"
+    canal_after_rank: int | None = 4
+    margin_mm: float = 12.0
+    light: Vec3 = (0.62, 0.58, 0.50)
+    dark: Vec3 = (0.06, 0.06, 0.07)
+
+
+@dataclass(frozen=True)
 class Hand:
     """A hand (and its forearm) held above the table.
 
@@ -137,12 +159,14 @@ class Carried:
 
 @dataclass(frozen=True)
 class SceneSpec:
-    """One frame. Upright pieces with a `stack` are drawn as a nest (all sizes nested)."""
+    """One frame. Upright pieces with a `stack` are drawn as a nest (all sizes nested);
+    `board` is an optional printed game board under the pieces."""
 
     pieces: tuple[Piece, ...] = ()
     coins: tuple[Coin, ...] = ()
     occluders: tuple[Hand, ...] = ()
     carried: tuple[Carried, ...] = ()
+    board: Board | None = None
     surface: Surface = Surface()
     lamps: tuple[Lamp, ...] = (Lamp((250.0, 150.0, 1100.0)), Lamp((600.0, 450.0, 1000.0), intensity=0.5))
     ambient: float = 0.25

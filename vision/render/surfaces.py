@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from calibration.markers import MarkerLayout
-from vision.render.scene import SceneError, Surface
+from vision.render.scene import Board, SceneError, Surface
 
 GRID = 256                 # noise grid side, cells (wraps)
 NOISE_INTERPOLATION = cv2.INTER_LINEAR   # cubic looks smoother but costs twice as much
@@ -214,6 +214,38 @@ def paper(layout: MarkerLayout, paper_mm: float, xy: np.ndarray, footprint, seed
     grain = 1.0 + 0.03 * fbm(xy[idx], 3.0, seed + 11, 2, fp[idx])
     white = PAPER_ALBEDO * grain[:, None] * np.array([1.0, 0.99, 0.965])
     return idx, cover, white * (1 - ink[:, None]) + INK_ALBEDO * ink[:, None]
+
+
+BOARD_LINE_MM = 1.0    # printed grid line width
+CANAL_MM = 5.0         # the canal across a Martian Chess board
+
+
+def board(b: Board, xy: np.ndarray, footprint) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A printed game board: (indices of the points on it, coverage 0..1, albedo N×3)."""
+    c = np.asarray(b.corners, float)
+    origin, ex, ey = c[0], c[1] - c[0], c[3] - c[0]
+    inv = np.linalg.inv(np.column_stack([ex, ey]))
+    side = (np.linalg.norm(ex) / b.files + np.linalg.norm(ey) / b.ranks) / 2     # mm a square
+    uv = (xy - origin) @ inv.T * [b.files, b.ranks]                               # in squares
+    m = b.margin_mm / side
+    on = np.flatnonzero((uv[:, 0] > -m - 0.1) & (uv[:, 0] < b.files + m + 0.1)
+                        & (uv[:, 1] > -m - 0.1) & (uv[:, 1] < b.ranks + m + 0.1))
+    uv = uv[on]
+    fp = np.broadcast_to(np.asarray(footprint, float), (len(xy),))[on] / side    # pixel, in squares
+    # distance (squares) inside the card's edge, and to the nearest grid line
+    edge = np.minimum(np.minimum(uv[:, 0] + m, b.files + m - uv[:, 0]), np.minimum(uv[:, 1] + m, b.ranks + m - uv[:, 1]))
+    cover = np.clip(0.5 + edge / np.maximum(fp, 1e-4), 0, 1)
+    inside = (uv[:, 0] >= 0) & (uv[:, 0] <= b.files) & (uv[:, 1] >= 0) & (uv[:, 1] <= b.ranks)
+    line = np.minimum(np.abs(uv[:, 0] - np.round(uv[:, 0])), np.abs(uv[:, 1] - np.round(uv[:, 1])))
+    ink = np.clip(0.5 + (BOARD_LINE_MM / 2 / side - line) / np.maximum(fp, 1e-4), 0, 1) * inside
+    if b.style == "checker":
+        parity = (np.floor(uv[:, 0]) + np.floor(uv[:, 1])) % 2 == 0
+        ink = np.maximum(ink, parity & inside)
+    if b.canal_after_rank is not None:
+        canal = np.abs(uv[:, 1] - b.canal_after_rank) * side - CANAL_MM / 2
+        ink = np.maximum(ink, np.clip(0.5 - canal / side / np.maximum(fp, 1e-4), 0, 1) * inside)
+    light, dark = np.array(b.light), np.array(b.dark)
+    return on, cover, light * (1 - ink[:, None]) + dark * ink[:, None]
 
 
 def coin_relief(center: tuple[float, float], radius: float, xy: np.ndarray, seed: int

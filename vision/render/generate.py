@@ -22,8 +22,8 @@ from vision.render.scene import (IMAGE_SIZE, SURFACE_KINDS, CameraSpec, Carried,
 
 PAPER_RANGE_MM = (72.0, 100.0)     # side of the white sheet each marker is printed on
 IMAGE_MARGIN_PX = 12               # the sheets stay at least this far inside the picture
-GAP_UPRIGHT_MM = 2.0               # free space kept around an upright piece or coin
-GAP_FLAT_MM = 0.6                  # flat pieces may lie almost touching others
+GAP_UPRIGHT_MM = 1.0               # free space kept around an upright piece or coin
+GAP_FLAT_MM = 0.4                  # flat pieces may lie almost touching others
 PLACEMENT_TRIES = 400
 SKIN_TONES = ((0.45, 0.29, 0.21), (0.38, 0.24, 0.17), (0.26, 0.15, 0.10), (0.12, 0.07, 0.045), (0.50, 0.34, 0.26))  # linear
 
@@ -107,12 +107,14 @@ def _placement_area(layout: MarkerLayout, paper_mm: float):
 def random_scene(seed: int, n_pieces: tuple[int, int] | int = (10, 18),
                  colors: Sequence[str] = ("red", "yellow", "green", "blue"), *,
                  surface: str | None = None, nest_prob: float = 0.2, flat_prob: float = 0.35,
-                 coins: tuple[int, int] | int = 0, hands: int = 0, carried: int = 0,
+                 coins: tuple[int, int] | int = 0, hands: int = 0, carried: int = 0, crowd: float = 0.3,
                  layout: MarkerLayout | None = None) -> SceneSpec:
     """A random table: `n_pieces` (a count or an inclusive range) pyramids of `colors`,
     a mix of upright singles, upright nests (probability `nest_prob`) and flat pieces
     (`flat_prob`) with random headings; optional coins, hands held above the table and
-    pieces being carried. Pieces never overlap and stay inside the marker rectangle."""
+    pieces being carried. Each piece or coin is put right next to one already placed
+    with probability `crowd` (clusters, near-touching pieces), else anywhere. Pieces
+    never overlap and stay inside the marker rectangle."""
     base = random_setting(seed, surface, layout)
     rng = np.random.default_rng([seed, 2])
     try:
@@ -129,8 +131,15 @@ def random_scene(seed: int, n_pieces: tuple[int, int] | int = (10, 18),
     pieces: list[Piece] = []
     coin_list: list[Coin] = []
     for k in range(n + n_coins):
-        for _ in range(PLACEMENT_TRIES):
-            xy = (rng.uniform(x0, x1), rng.uniform(y0, y1))
+        huddle = bool(taken) and rng.random() < crowd
+        for attempt in range(PLACEMENT_TRIES):
+            if huddle and attempt < PLACEMENT_TRIES // 2:  # right next to something already there
+                c = taken[int(rng.integers(len(taken)))].centroid
+                a = rng.uniform(0, 2 * math.pi)
+                r = rng.uniform(10, 35)
+                xy = (c.x + r * math.cos(a), c.y + r * math.sin(a))
+            else:
+                xy = (rng.uniform(x0, x1), rng.uniform(y0, y1))
             if k >= n:
                 kind = CoinKind(rng.choice(["penny", "nickel"]))
                 item = Coin(f"c{len(coin_list) + 1}", kind, xy)

@@ -13,7 +13,7 @@ from vision.render.scene import IMAGE_SIZE, SceneSpec
 from vision.render.tracer import Pixels, trace
 from vision.render.world import build_world
 
-AA_SIDE = 4   # edge pixels are re-cast with AA_SIDE × AA_SIDE rays
+AA_SIDE = 3   # edge pixels are re-cast with AA_SIDE × AA_SIDE rays
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ new game, end turn, die roll, corrections, rulings confirmed / overridden / chal
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from dataclasses import replace
@@ -56,6 +57,10 @@ class LiveService:
         self.loop: LiveLoop | None = None
         self.thread: threading.Thread | None = None
         self.status = "no camera"
+        # One writer thread keeps SQLite and the session folder off the loop's path: browsers
+        # hear of a ruling at once, and writes stay in order.
+        self._writes: queue.Queue = queue.Queue()
+        threading.Thread(target=self._write_forever, name="storage", daemon=True).start()
         self.auto_rolls: list[str] = []  # the demo's scripted die faces, in order
         self.last_before: TableState | None = None  # the table before the latest change
         self._auto_next = 0
@@ -68,6 +73,7 @@ class LiveService:
     def _create(self, kind: str, players: Any, shadow: bool) -> dict[str, Any]:
         k = game_kind(kind)
         checked = check_players(k, players)
+        self.flush()  # the old game's writes land before the new game's id is taken
         gid = self.store.new_game(k.name, checked, shadow, {})
         return self.store.game(gid)
 
@@ -97,7 +103,8 @@ class LiveService:
         if hasattr(self.referee, "snapshot"):
             state["referee"] = self.referee.snapshot()
         self.game["state"] = state
-        self.store.save_state(self.game["id"], state)
+        gid = self.game["id"]
+        self._write(lambda: self.store.save_state(gid, state))
 
     def scores(self) -> dict[str, Any]:
         if hasattr(self.referee, "scores"):
@@ -130,11 +137,11 @@ class LiveService:
             self.loop.stop()
         if self.thread is not None:
             self.thread.join(timeout=5)
+        self.flush()
 
-    def picture(self, frame: np.ndarray | None) -> bytes | None:
+    def picture(self, frame: np.ndarray | None, detection: Any = None) -> bytes | None:
         if frame is None:
             return None
-        detection = self.loop.latest_detection if self.loop else None
         if self.annotate is not None and detection is not None:
             try:
                 frame = self.annotate(frame, detection)
@@ -145,37 +152,53 @@ class LiveService:
     def handle(self, event: LiveEvent) -> None:
         """Every event of the loop (on the loop's threads)."""
         if self.recorder is not None:
-            self.recorder.record(event)
+            self._write(lambda: self.recorder.record(event))
         if event.kind == "status":
             self.status = event.data["message"]
             self.bus.publish("status", {"message": self.status, "at": event.at})
             return
-        # Browsers hear first (latency), storage follows: pictures wait in memory till stored.
         with self.lock:
             gid = self.game["id"]
+            detection = self.loop.latest_detection if self.loop else None
             if event.kind == "table":
                 self.table = TableState.from_dict(event.data["table"])
                 self.last_before = TableState.from_dict(event.data["before"]) if "before" in event.data else None
                 payload = {"table": self.table.to_dict(), "scores": self.scores()}
+                self._save()
+                self._write(lambda: self.store.add_event(gid, "table", event.data,
+                                                         self.picture(event.frame, detection), event.at))
             elif event.kind == "ruling":
                 payload = dict(event.data, at=event.at)
                 self.rulings.append(payload)
+                self._save()
+                summary = {"id": payload["id"], "summary": payload["summary"]}
+                self._write(lambda: self.store.add_ruling(gid, payload, self.picture(event.frame, detection)),
+                            lambda: self.store.add_event(gid, "ruling", summary, at=event.at))
             else:  # camera, error: kept in the history, shown as a notice
                 payload = dict(event.data, at=event.at)
+                self._write(lambda: self.store.add_event(gid, event.kind, event.data, at=event.at))
         self.bus.publish(event.kind, payload)
-        with self.lock:
-            if event.kind == "table":
-                self._save()
-                self.store.add_event(gid, "table", event.data, self.picture(event.frame), event.at)
-            elif event.kind == "ruling":
-                picture = self.picture(event.frame)
-                self.store.add_ruling(gid, payload, picture)
-                self.store.add_event(gid, "ruling", {"id": payload["id"], "summary": payload["summary"]},
-                                     at=event.at)
-                self._save()
-                self._maybe_auto_roll([payload])
-            else:
-                self.store.add_event(gid, event.kind, event.data, at=event.at)
+        if event.kind == "ruling":
+            self._maybe_auto_roll([payload])
+
+    # -- storage ------------------------------------------------------------------------
+    def _write(self, *jobs: Callable[[], Any]) -> None:
+        for job in jobs:
+            self._writes.put(job)
+
+    def _write_forever(self) -> None:
+        while True:
+            job = self._writes.get()
+            try:
+                job()
+            except Exception as e:  # a full disk must not stop the game: say so, go on
+                self.bus.publish("error", {"message": f"could not store: {type(e).__name__}: {e}"})
+            finally:
+                self._writes.task_done()
+
+    def flush(self) -> None:
+        """Wait until everything handed to storage is written."""
+        self._writes.join()
 
     # -- players' requests --------------------------------------------------------------
     def end_turn(self) -> None:
@@ -198,8 +221,8 @@ class LiveService:
                     raise NotFound(f"no piece {pid!r} on the table") from None
                 self.table = tracker.correct(pid, changes)
             self._save()
-            self.store.add_event(self.game["id"], "correction",
-                                 {"piece": pid, "changes": changes, "table": self.table.to_dict()})
+            gid, data = self.game["id"], {"piece": pid, "changes": changes, "table": self.table.to_dict()}
+            self._write(lambda: self.store.add_event(gid, "correction", data))
         self.bus.publish("table", {"table": self.table.to_dict(), "scores": self.scores()})
         return self.table.piece(pid).to_dict()
 
@@ -212,8 +235,8 @@ class LiveService:
                 raise NotFound(f"no ruling {rid!r} in this game")
             ruling["status"] = RULING_ACTIONS[action]
             ruling.setdefault("history", []).append({"action": action, "note": str(note)[:500], "at": time.time()})
-            self.store.update_ruling(ruling)
-            self.store.add_event(self.game["id"], action, {"ruling": rid, "note": str(note)[:500]})
+            gid, data, snapshot = self.game["id"], {"ruling": rid, "note": str(note)[:500]}, dict(ruling)
+            self._write(lambda: self.store.update_ruling(snapshot), lambda: self.store.add_event(gid, action, data))
         self.bus.publish("ruling_update", ruling)
         if action == "challenge":
             self._recheck()
@@ -239,7 +262,7 @@ class LiveService:
             for r in rulings:
                 r["at"] = time.time()
                 self.rulings.append(r)
-                self.store.add_ruling(gid, r, None)
+                self._write(lambda r=r: self.store.add_ruling(gid, r, None))
             self._save()
         for r in rulings:
             self.bus.publish("ruling", r)

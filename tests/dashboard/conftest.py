@@ -47,4 +47,5 @@ def played(make_app):
     app = make_app(frames)
     service = app.extensions["live"]
     wait_for(lambda: not service.thread.is_alive())
+    service.flush()
     return app

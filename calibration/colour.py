@@ -66,12 +66,29 @@ class ColourModel:
         return {"kind": self.kind, "appearance": [round(c, 3) for c in self.appearance],
                 "spread": round(self.spread, 3), "prior": self.prior}
 
-    def show_through(self, observed: np.ndarray, table: np.ndarray) -> np.ndarray:
-        """How much of the table (w, per measurement) best explains what is observed."""
+    def explain(self, observed: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each measurement, the paleness k and show-through w that best explain it
+        (k·appearance + w·table), and the weighted residual (N×3)."""
+        m, t = _weighted(np.asarray(self.appearance))[None, None, :], _weighted(table)[:, None, :]
+        obs = _weighted(observed)[:, None, :]
         if self.kind == OPAQUE:
-            return np.zeros(len(observed))
-        d, t = _weighted(observed - np.asarray(self.appearance)), _weighted(table)
-        return np.clip(np.sum(d * t, axis=1) / np.maximum(np.sum(t * t, axis=1), 1e-9), 0.0, 1.0)
+            k, w = np.array([1.0]), np.array([0.0])
+        else:
+            k, w = _PALENESS, _SHOW_THROUGH
+        kk, ww = np.meshgrid(k, w, indexing="ij")
+        kk, ww = kk.ravel(), ww.ravel()
+        resid = obs - kk[None, :, None] * m - ww[None, :, None] * t          # N×G×3
+        best = np.argmin(np.sum(resid ** 2, axis=2), axis=1)
+        rows = np.arange(len(observed))
+        return kk[best], ww[best], resid[rows, best]
+
+
+# Translucent plastic seen with a lamp or window mirrored in its faces is paler than on
+# white paper: its colour is scaled towards grey by k (down to K_MIN), and up to the
+# whole table shows through it (w). Searched on a grid: cheap and free of local minima.
+K_MIN = 0.35
+_PALENESS = np.linspace(K_MIN, 1.0, 14)
+_SHOW_THROUGH = np.linspace(0.0, 1.0, 11)
 
 
 @dataclass(frozen=True)
@@ -91,8 +108,7 @@ class ColourModels:
         observed, table = np.atleast_2d(observed), np.atleast_2d(table)
         out = np.empty((len(observed), len(self.models)))
         for j, m in enumerate(self.models):
-            w = m.show_through(observed, table)[:, None]
-            resid = _weighted(observed - np.asarray(m.appearance) - w * table)
+            _, _, resid = m.explain(observed, table)
             out[:, j] = np.linalg.norm(resid, axis=1) / m.spread + m.prior
         return out
 
@@ -187,8 +203,8 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     for m in base.models:
         if m.name in measured:
             r = measured[m.name]
-            w = m.show_through(observed[r:r + 1], table[r:r + 1])[0]
-            new = observed[r] - w * table[r]
+            k, w, _ = m.explain(observed[r:r + 1], table[r:r + 1])
+            new = (observed[r] - w[0] * table[r]) / k[0]
             appearance = (1 - REFINE_WEIGHT) * np.asarray(m.appearance) + REFINE_WEIGHT * new
             m = ColourModel(m.name, m.kind, tuple(float(v) for v in appearance), m.spread, m.prior)  # type: ignore[arg-type]
         out.append(m)

@@ -47,6 +47,8 @@ COLOUR_MARGIN_CONFIDENT = 1.5
 METAL_LOG_MIN = -0.9
 # A dark candidate closer than this (mm) to a coloured piece is taken for its shadow.
 SHADOW_TOUCH_MM = 3.0
+# A blob's colour is measured on its pixels more saturated than this percentile.
+SATURATED_PERCENTILE = 75
 # Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0
 # Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
@@ -257,10 +259,11 @@ def _metallic(observed: np.ndarray) -> bool:
 
 
 def _colour_of(pixels: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A blob's colour (and the table's under it): the median of its more saturated half.
-    Faces mirroring a lamp or the room are paler than the plastic; the rest carry its hue."""
+    """A blob's colour (and the table's under it): the median of its most saturated
+    pixels. Faces mirroring a lamp or a window are paler than the plastic; the others
+    carry its hue."""
     sat = np.linalg.norm(pixels - pixels.mean(axis=1, keepdims=True), axis=1)
-    keep = sat >= np.median(sat)
+    keep = sat >= np.percentile(sat, SATURATED_PERCENTILE)
     return np.median(pixels[keep], axis=0), np.median(table[keep], axis=0)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from calibration.camera import CameraView
 from vision.render import surfaces
 from vision.render.materials import F0_PLASTIC, schlick
-from vision.render.rays import Pixels, pixel_box, shell_path, wall_length
+from vision.render.rays import Pixels, pixel_box, shell_path, wall_transmission
 from vision.render.world import Light, Shell, World
 
 SHADOW_SAMPLES = 8          # lamp points per surface point (per-point jittered disc)
@@ -132,9 +132,7 @@ def visibility(world: World, view: CameraView, light: Light, P: np.ndarray, n: n
         o = np.repeat(P[idx] + n[idx] * 0.05, samples, axis=0)
         d = (lamp[pos] - P[idx, None, :]).reshape(-1, 3)
         if isinstance(obj, Shell):
-            length = wall_length(obj, d, shell_path(obj, o, d, 1.0))
-            crossings = np.where(length > 0, (1 - F0_PLASTIC) ** 2, 1.0)
-            T = np.exp(-length[:, None] * obj.plastic.sigma) * crossings[:, None]
+            T = wall_transmission(obj, d, shell_path(obj, o, d, 1.0))
             V[pos] *= T.reshape(len(idx), samples, 3)
         else:
             t, _, _ = obj.hit(o, d)

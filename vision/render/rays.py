@@ -13,10 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.camera import CameraView
-from vision.render.materials import IOR_PLASTIC
+from vision.render.materials import F0_PLASTIC, IOR_PLASTIC
+from vision.render.shapes import WALL_MM
 from vision.render.world import Shell
 
 UNDISTORT_STEP = 8          # px between exactly undistorted grid points; bilinear in between
+PRISM_START = 1.4           # a wall crossed over more than this many slab thicknesses is a prism...
+PRISM_LOSS = 0.7            # ...and the straight-through light falls as exp(-PRISM_LOSS × excess)
 
 
 @dataclass(frozen=True)
@@ -119,13 +122,31 @@ def refraction_scale(n: np.ndarray, d: np.ndarray) -> np.ndarray:
     return cos_i / np.sqrt(1 - sin_t2)
 
 
-def wall_length(sh: Shell, d: np.ndarray, path) -> np.ndarray:
-    """Effective length (mm) of plastic a ray crosses in a shell, refraction-corrected."""
+def prism_factor(n: np.ndarray, d: np.ndarray, straight: np.ndarray) -> np.ndarray:
+    """Share of the light that gets straight through a wall crossing: 1 for a parallel
+    slab; where the straight path is much longer than a slab's (ridges, the apex, the rim
+    seen edge-on) the wall acts as a prism and throws light aside (dark outlines, the
+    look of clear plastic), modelled as an exponential loss in the excess thickness."""
+    cos_i = np.abs(np.einsum("ij,ij->i", n, d)) / np.linalg.norm(d, axis=1)
+    slabs = straight * cos_i / WALL_MM
+    return np.exp(-PRISM_LOSS * np.clip(slabs - PRISM_START, 0, None))
+
+
+def wall_transmission(sh: Shell, d: np.ndarray, path) -> np.ndarray:
+    """Light (rgb share) a ray carries through a shell's walls: absorption over the
+    refracted path, Fresnel losses at the surfaces, prism losses at thick places."""
     s1, e1, s2, e2, fa, fb, _ = path
     scale = np.linalg.norm(d, axis=1)
-    first = np.clip(e1 - s1, 0, None) * scale * refraction_scale(sh.outer.normals[fa], d)
-    second = np.clip(e2 - s2, 0, None) * scale * refraction_scale(sh.cavity.normals[fb], d)
-    return first + second
+    T = np.ones((len(d), 3))
+    for start, end, n in ((s1, e1, sh.outer.normals[fa]), (s2, e2, sh.cavity.normals[fb])):
+        straight = np.clip(end - start, 0, None) * scale
+        crossed = straight > 0
+        if not crossed.any():
+            continue
+        length = straight * refraction_scale(n, d)
+        loss = np.where(crossed, (1 - F0_PLASTIC) ** 2 * prism_factor(n, d, straight), 1.0)
+        T *= np.exp(-length[:, None] * sh.plastic.sigma) * loss[:, None]
+    return T
 
 
 def slab_shift(n: np.ndarray, d: np.ndarray, straight: np.ndarray) -> np.ndarray:
@@ -135,5 +156,5 @@ def slab_shift(n: np.ndarray, d: np.ndarray, straight: np.ndarray) -> np.ndarray
     cos_i = np.clip(-np.einsum("ij,ij->i", n, d), 1e-3, 1.0)
     cos_t = np.sqrt(1 - eta ** 2 * (1 - cos_i ** 2))
     d_t = eta * d + (eta * cos_i - cos_t)[:, None] * n
-    thickness = straight * cos_i
+    thickness = np.minimum(straight * cos_i, PRISM_START * WALL_MM)   # prisms scatter, see prism_factor
     return thickness[:, None] * (d_t / cos_t[:, None] - d / cos_i[:, None])

@@ -15,11 +15,13 @@ from calibration.camera import CameraView
 from vision.render.lighting import (SHADOW_SAMPLES, SOLID_ID, TABLE_ID, environment, highlights,
                                     scatter_light, shade)
 from vision.render.materials import F0_PLASTIC, schlick
-from vision.render.rays import Pixels, camera_rays, pixel_box, refraction_scale, shell_path, slab_shift
+from vision.render.rays import (Pixels, camera_rays, pixel_box, prism_factor, refraction_scale, shell_path,
+                                slab_shift)
 from vision.render.shapes import WALL_MM
 from vision.render.world import World
 
 SHELL_ID = 100000           # hit id of a wall: SHELL_ID + 16 × shell + face code
+PRISM_MIRROR = 0.5          # share of the light a prism-like thick place turns aside that it mirrors
 
 __all__ = ["Pixels", "trace"]
 
@@ -87,7 +89,11 @@ def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
             # back-scatter grows with the path through the plastic (one wall = `haze`)
             haze = np.array(sh.plastic.haze) * np.minimum(length / WALL_MM, 3.0)[:, None]
             add = add + (1 - F[:, None]) * haze * scatter_light(world, o[j] + d[j] * start[ok, None], nrm)
-            T = (1 - F[:, None]) ** 2 * absorb
+            straight = end[ok] - start[ok]
+            through = prism_factor(nrm, d[j], straight)
+            # what a prism does not let through it mostly mirrors (total internal reflection)
+            add = add + ((1 - through) * PRISM_MIRROR)[:, None] * environment(refl, world)
+            T = (1 - F[:, None]) ** 2 * absorb * through[:, None]
             ev_ray.append(j); ev_t.append(start[ok]); ev_add.append(add); ev_T.append(T)
             ev_shift.append(slab_shift(nrm, d[j], end[ok] - start[ok]))
             ev_id.append(np.full(len(j), SHELL_ID + 16 * k) + (fa[ok] + 5 * cav[ok] if is_outer else 10))

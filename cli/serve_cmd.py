@@ -32,6 +32,9 @@ def register(sub) -> None:
     p.add_argument("--markers", metavar="markers.json", help="marker layout (default: the shipped layout)")
     p.add_argument("--camera", metavar="camera.json", help="camera intrinsics (default: estimated from the markers)")
     p.add_argument("--colours", "--colors", metavar="colours.json", help="colour models from calibrate-colours")
+    p.add_argument("--forward-to", nargs=2, metavar=("URL", "TOKEN"),
+                   help="Martian Chess: also post each table to an online game's camera seat "
+                        "(URL ending /martian-chess/api/games/ID/table, the camera token)")
     p.set_defaults(run=run)
 
 
@@ -46,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ServeError(f"--port must be 0-65535, got {args.port}")
     config = {"LIVE_DEMO": args.demo, "LIVE_SOURCE": args.source, "GAME": args.game, "SHADOW": args.shadow,
-              "RECORD_DIR": args.record, "MARKERS": args.markers, "CAMERA": args.camera, "COLOURS": args.colours}
+              "RECORD_DIR": args.record, "MARKERS": args.markers, "CAMERA": args.camera, "COLOURS": args.colours,
+              "MARTIAN_CHESS_FORWARD": tuple(args.forward_to) if args.forward_to else None}
     if args.database:
         config["DATABASE"] = os.path.abspath(args.database)
     app = create_app(config)

@@ -9,6 +9,8 @@ Configuration (app.config, all optional):
 - SHADOW: rulings are logged but advisory. RECORD_DIR: record the session there.
 - LIVE_REALTIME (True), QUIET_FRAMES, AGREEING_FRAMES: loop tuning (tests speed them up).
 - MARKERS, CAMERA, COLOURS: markers.json, camera.json, colours.json for the detector.
+- MARTIAN_CHESS_FORWARD: (url, token) — post each confirmed Martian Chess table to that
+  online game's physical-board endpoint as its camera seat.
 - DETECTOR, FRAME_SOURCE: objects to use instead of the real ones (tests).
 """
 

@@ -22,17 +22,20 @@ class GameKind:
     title: str
     min_players: int
     max_players: int
-    referee: Callable[..., Any]  # (shadow=bool) -> an object with on_change(before, after)
+    referee: Callable[..., Any]  # (shadow, options) -> an object with on_change(before, after)
 
 
-def _warpships_referee(shadow: bool) -> Any:
+def _warpships_referee(shadow: bool, options: dict[str, Any]) -> Any:
     from vision.live.turns import WarpShipsReferee
     return WarpShipsReferee.real(shadow=shadow)
 
 
-def _martian_chess_referee(shadow: bool) -> Any:
-    from vision.live.martian_board import MartianChessReferee
-    return MartianChessReferee(shadow=shadow)
+def _martian_chess_referee(shadow: bool, options: dict[str, Any]) -> Any:
+    """options["MARTIAN_CHESS_FORWARD"] = (url, token): also post every confirmed table to an
+    online game's physical-board endpoint (/martian-chess/api/games/ID/table) as its camera."""
+    from vision.live.martian_board import MartianChessReferee, online_forwarder
+    link = options.get("MARTIAN_CHESS_FORWARD")
+    return MartianChessReferee(shadow=shadow, forward=online_forwarder(*link) if link else None)
 
 
 GAMES = {

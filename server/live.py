@@ -49,9 +49,11 @@ def jpeg(frame: np.ndarray, width: int = PICTURE_WIDTH, quality: int = JPEG_QUAL
 
 class LiveService:
     def __init__(self, store: Store, bus: EventBus, *, annotate: Callable[[np.ndarray, Any], np.ndarray] | None = None,
-                 recorder: SessionRecorder | None = None, layout: MarkerLayout | None = None):
+                 recorder: SessionRecorder | None = None, layout: MarkerLayout | None = None,
+                 referee_options: dict[str, Any] | None = None):
         self.store, self.bus, self.recorder = store, bus, recorder
         self.layout = layout or MarkerLayout.default()  # where the markers lie: the map's frame
+        self.referee_options = referee_options or {}
         self.annotate = annotate
         self.lock = threading.RLock()
         self.loop: LiveLoop | None = None
@@ -81,7 +83,7 @@ class LiveService:
         self.game = game
         saved = game["state"]
         self.table = TableState.from_dict(saved["table"]) if saved.get("table") else TableState()
-        self.referee = game_kind(game["kind"]).referee(shadow=game["shadow"])
+        self.referee = game_kind(game["kind"]).referee(game["shadow"], self.referee_options)
         if hasattr(self.referee, "restore"):
             self.referee.restore(saved.get("referee") or {}, game["players"])
         self.rulings = self.store.rulings(game["id"])

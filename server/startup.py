@@ -59,7 +59,8 @@ def frame_source(config: Mapping[str, Any], on_status, on_lap) -> FrameSource | 
 
 def build_service(config: Mapping[str, Any], store: Store, bus: EventBus) -> LiveService:
     recorder = SessionRecorder(config["RECORD_DIR"]) if config.get("RECORD_DIR") else None
-    service = LiveService(store, bus, annotate=real_annotate(), recorder=recorder, layout=layout_of(config))
+    service = LiveService(store, bus, annotate=real_annotate(), recorder=recorder, layout=layout_of(config),
+                          referee_options={"MARTIAN_CHESS_FORWARD": config.get("MARTIAN_CHESS_FORWARD")})
     wanted = config.get("GAME") or ("warpships" if config.get("LIVE_DEMO") else None)
     shadow = bool(config.get("SHADOW"))
     if wanted and (service.game["kind"] != wanted or service.game["shadow"] != shadow or config.get("LIVE_DEMO")):

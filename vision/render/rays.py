@@ -14,10 +14,11 @@ import numpy as np
 
 from calibration.camera import CameraView
 from vision.render.materials import F0_PLASTIC, IOR_PLASTIC
-from vision.render.shapes import WALL_MM
+from vision.render.shapes import WALL_MM, Convex
 from vision.render.world import Shell
 
 UNDISTORT_STEP = 8          # px between exactly undistorted grid points; bilinear in between
+EDGE_ROUND_MM = 0.4        # moulding radius of a pyramid's edges
 PRISM_START = 1.4           # a wall crossed over more than this many slab thicknesses is a prism...
 PRISM_LOSS = 0.7            # ...and the straight-through light falls as exp(-PRISM_LOSS × excess)
 
@@ -120,6 +121,22 @@ def refraction_scale(n: np.ndarray, d: np.ndarray) -> np.ndarray:
     cos_i = np.abs(np.einsum("ij,ij->i", n, d)) / np.linalg.norm(d, axis=1)
     sin_t2 = (1 - cos_i ** 2) / IOR_PLASTIC ** 2
     return cos_i / np.sqrt(1 - sin_t2)
+
+
+def rounded_normal(solid: Convex, X: np.ndarray, face: np.ndarray) -> np.ndarray:
+    """Normal at points X on `face` of a convex solid whose edges are rounded with radius
+    EDGE_ROUND_MM: within that distance of an edge it turns towards the neighbouring face,
+    halfway at the edge itself."""
+    n_f = solid.normals[face]
+    inside = solid.offsets[None, :] - X @ solid.normals.T            # distance to each plane
+    cos_fg = n_f @ solid.normals.T
+    along = inside / np.sqrt(np.clip(1 - cos_fg ** 2, 1e-6, None))   # distance to each edge, in the face
+    along[np.arange(len(X)), face] = np.inf
+    g = np.argmin(along, axis=1)
+    e = along[np.arange(len(X)), g]
+    w = 0.5 * np.clip(1 - e / EDGE_ROUND_MM, 0, 1) ** 2
+    n = n_f + w[:, None] * (solid.normals[g] - n_f)
+    return n / np.linalg.norm(n, axis=1, keepdims=True)
 
 
 def prism_factor(n: np.ndarray, d: np.ndarray, straight: np.ndarray) -> np.ndarray:

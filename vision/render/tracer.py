@@ -15,8 +15,8 @@ from calibration.camera import CameraView
 from vision.render.lighting import (SHADOW_SAMPLES, SOLID_ID, TABLE_ID, environment, highlights,
                                     scatter_light, shade)
 from vision.render.materials import F0_PLASTIC, schlick
-from vision.render.rays import (Pixels, camera_rays, pixel_box, prism_factor, refraction_scale, shell_path,
-                                slab_shift)
+from vision.render.rays import (Pixels, camera_rays, pixel_box, prism_factor, refraction_scale, rounded_normal,
+                                shell_path, slab_shift)
 from vision.render.shapes import WALL_MM
 from vision.render.world import World
 
@@ -80,12 +80,15 @@ def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
             j = idx[ok]
             # the surface normal facing the incoming ray
             nrm = sh.outer.normals[fa[ok]] if is_outer else -sh.cavity.normals[fb[ok]]
-            cos = np.abs(np.einsum("ij,ij->i", nrm, d[j]))
+            # moulded edges are rounded: near an edge the reflecting normal turns towards
+            # the next face (thin glints along ridges and the rim)
+            shine = rounded_normal(sh.outer, o[j] + d[j] * start[ok, None], fa[ok]) if is_outer else nrm
+            cos = np.abs(np.einsum("ij,ij->i", shine, d[j]))
             F = schlick(cos, F0_PLASTIC)[:, 0]
             length = (end[ok] - start[ok]) * refraction_scale(nrm, d[j])
             absorb = np.exp(-length[:, None] * sh.plastic.sigma)
-            refl = d[j] - 2 * (np.einsum("ij,ij->i", nrm, d[j]))[:, None] * nrm
-            add = F[:, None] * (environment(refl, world) + highlights(world, start[ok], o[j], d[j], nrm, refl))
+            refl = d[j] - 2 * (np.einsum("ij,ij->i", shine, d[j]))[:, None] * shine
+            add = F[:, None] * (environment(refl, world) + highlights(world, start[ok], o[j], d[j], shine, refl))
             # back-scatter grows with the path through the plastic (one wall = `haze`)
             haze = np.array(sh.plastic.haze) * np.minimum(length / WALL_MM, 3.0)[:, None]
             add = add + (1 - F[:, None]) * haze * scatter_light(world, o[j] + d[j] * start[ok, None], nrm)

@@ -25,6 +25,7 @@ IMAGE_MARGIN_PX = 12               # the sheets stay at least this far inside th
 GAP_UPRIGHT_MM = 1.0               # free space kept around an upright piece or coin
 GAP_FLAT_MM = 0.4                  # flat pieces may lie almost touching others
 PLACEMENT_TRIES = 400
+SLEEVE_PROB = 0.6
 SKIN_TONES = ((0.45, 0.29, 0.21), (0.38, 0.24, 0.17), (0.26, 0.15, 0.10), (0.12, 0.07, 0.045), (0.50, 0.34, 0.26))  # linear
 
 
@@ -185,8 +186,9 @@ def _random_hand(rng, x0, y0, x1, y1) -> Hand:
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     inward = math.degrees(math.atan2(cy - palm[1], cx - palm[0]))
     skin = SKIN_TONES[int(rng.integers(len(SKIN_TONES)))]
+    sleeve = tuple(rng.uniform(0.02, 0.6) * np.exp(rng.normal(0, 0.4, 3))) if rng.random() < SLEEVE_PROB else None
     return Hand(palm, direction_deg=inward + rng.uniform(-50, 50), scale=rng.uniform(0.85, 1.1),
-                spread_deg=rng.uniform(5, 18), curl=rng.uniform(0.1, 0.8), skin=skin)
+                spread_deg=rng.uniform(5, 18), curl=rng.uniform(0.1, 0.8), skin=skin, sleeve=sleeve)
 
 
 def _random_carried(rng, pid, colors, hands, x0, y0, x1, y1) -> Carried:

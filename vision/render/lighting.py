@@ -21,7 +21,8 @@ SHADOW_SAMPLES = 8          # lamp points per surface point (per-point jittered 
 AO_REACH_MM = 3.0           # contact darkening falls off over this distance from a base
 AO_STRENGTH = {True: 0.35, False: 0.6}   # translucent / opaque occluder
 TABLE_ID, SOLID_ID = 0, 1   # hit ids: the table, then solid k is SOLID_ID + k
-SHININESS = {"table": 40.0, "plastic": 300.0, "metal": 18.0, "skin": 12.0}   # Blinn-Phong exponents
+SHININESS = {"table": 40.0, "plastic": 300.0, "metal": 18.0, "skin": 12.0, "cloth": 4.0}   # Blinn-Phong
+F0_CLOTH = 0.01
 F0_SKIN = 0.028
 PAPER_F0 = 0.01
 BOARD_F0 = 0.03            # a printed, laminated card board
@@ -207,7 +208,9 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
                 f0[face] *= tarnish[:, None]
         else:
             albedo[sel] = s.albedo
-            f0[sel] = F0_PLASTIC if s.kind == "plastic" else F0_SKIN
+            f0[sel] = {"plastic": F0_PLASTIC, "skin": F0_SKIN, "cloth": F0_CLOTH}[s.kind]
+            if s.kind != "plastic":  # blotchy skin, woven cloth
+                albedo[sel] *= (1 + 0.25 * surfaces.fbm(P[sel, :2], 6.0, k + 77, 3))[:, None]
     # direct light with soft, tinted shadows; the visibility differs from 1 only near things
     direct = np.zeros((N, 3), np.float32)
     spec = np.zeros((N, 3), np.float32)

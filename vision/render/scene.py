@@ -136,7 +136,7 @@ class Hand:
     palm: centre of the palm (x, y, height) mm; direction_deg: where the fingers point on
     the table (the forearm comes from the opposite side, rising towards the picture's
     edge); scale: 1 = an adult hand (palm ~85 mm wide); spread_deg: finger fan; skin:
-    linear RGB albedo.
+    linear RGB albedo; sleeve: albedo of a sleeve over the upper forearm (None: bare arm).
     """
 
     palm: Vec3
@@ -145,6 +145,7 @@ class Hand:
     spread_deg: float = 12.0
     curl: float = 0.3
     skin: Vec3 = (0.38, 0.24, 0.17)
+    sleeve: Vec3 | None = None
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ class Solid:
     """An opaque object: a shape that rays can hit, and how it looks."""
 
     shape: object
-    kind: str                                   # "plastic" | "metal" | "skin"
+    kind: str                                   # "plastic" | "metal" | "skin" | "cloth"
     albedo: tuple[float, float, float] = (0.0, 0.0, 0.0)
     metal: Metal | None = None
     footprint: np.ndarray | None = None
@@ -105,34 +105,38 @@ def _piece_objects(piece, plastics: dict, rng: np.random.Generator, lift=0.0, ti
     return out_shells, out_solids
 
 
-def hand_capsules(h: Hand) -> list[Capsule]:
-    """Forearm, palm and five fingers as capsules (mm), fingers pointing along direction."""
+def hand_capsules(h: Hand) -> list[tuple[Capsule, str, tuple[float, float, float]]]:
+    """Forearm (in a sleeve when the hand has one), palm, four fingers and a thumb as
+    capsules (mm), fingers pointing along direction: (capsule, material kind, albedo)."""
     s = h.scale
     a = math.radians(h.direction_deg)
     fwd = np.array([math.cos(a), math.sin(a), 0.0])
     side = np.array([-math.sin(a), math.cos(a), 0.0])
     up = np.array([0.0, 0.0, 1.0])
     palm = np.array(h.palm, float)
-    caps = []
-    # forearm: from the wrist back and up out of the picture
+    skin = lambda cap: (cap, "skin", h.skin)  # noqa: E731
+    # forearm: from the wrist back and up out of the picture; a sleeve from mid-forearm
     wrist = palm - fwd * 45 * s + up * 8 * s
     elbow = wrist - fwd * 260 * s + up * 160 * s
-    caps.append(Capsule(elbow, wrist, 30 * s))
+    cuff = wrist + (elbow - wrist) * (0.35 if h.sleeve else 1.0)
+    parts = [skin(Capsule(cuff, wrist, 28 * s))]
+    if h.sleeve:
+        parts.append((Capsule(elbow, cuff, 40 * s), "cloth", h.sleeve))
     # palm: three fat capsules side by side
     for k in (-1, 0, 1):
-        caps.append(Capsule(palm - fwd * 35 * s + side * k * 18 * s, palm + fwd * 30 * s + side * k * 24 * s, 16 * s))
-    lengths = (62, 72, 68, 55)
-    for k, ln in enumerate(lengths):
+        parts.append(skin(Capsule(palm - fwd * 35 * s + side * k * 18 * s, palm + fwd * 30 * s + side * k * 24 * s,
+                                  16 * s)))
+    for k, ln in enumerate((62, 72, 68, 55)):
         ang = a + math.radians((k - 1.5) * h.spread_deg)
         f = np.array([math.cos(ang), math.sin(ang), 0.0])
         root = palm + fwd * 32 * s + side * (k - 1.5) * 19 * s
         mid = root + f * ln * 0.55 * s - up * h.curl * 12 * s
         tip = mid + f * ln * 0.45 * s - up * h.curl * 22 * s
-        caps += [Capsule(root, mid, 8.5 * s), Capsule(mid, tip, 7.5 * s)]
+        parts += [skin(Capsule(root, mid, 8.0 * s)), skin(Capsule(mid, tip, 7.6 * s))]
     thumb_root = palm - fwd * 20 * s - side * 38 * s
     thumb_tip = thumb_root + (fwd * 0.7 - side * 0.7) * 55 * s - up * h.curl * 15 * s
-    caps.append(Capsule(thumb_root, thumb_tip, 9.5 * s))
-    return caps
+    parts.append(skin(Capsule(thumb_root, thumb_tip, 9.5 * s)))
+    return parts
 
 
 def build_world(spec: SceneSpec) -> World:
@@ -154,8 +158,8 @@ def build_world(spec: SceneSpec) -> World:
                             coin.center[1] + cyl.radius * math.sin(2 * math.pi * i / n)] for i in range(n)])
         solids.append(Solid(cyl, "metal", metal=METALS[coin.kind], footprint=circle))
     for h in spec.occluders:
-        for cap in hand_capsules(h):
-            solids.append(Solid(cap, "skin", h.skin))
+        for cap, kind, albedo in hand_capsules(h):
+            solids.append(Solid(cap, kind, albedo))
     lights = [Light(np.array(l.position, float), l.radius, l.intensity * kelvin_rgb(l.kelvin)) for l in spec.lamps]
     ambient = spec.ambient * kelvin_rgb(spec.ambient_kelvin)
     floor = table_tone(spec) * (ambient + sum(l.rgb for l in lights) * 0.7)

@@ -108,7 +108,8 @@ class LiveLoop:
 
     # -- per frame ----------------------------------------------------------------------
     def process(self, frame: np.ndarray) -> None:
-        """One frame through the gate; a still, clear frame is handed to the detector."""
+        """One frame through the gate; a still frame with nothing over the table is handed to the
+        detector (after QUIET_FRAMES still frames; threaded, at once, kept only if they follow)."""
         self.stats.frames += 1
         index = self.stats.frames
         self.latest_frame = frame
@@ -121,7 +122,10 @@ class LiveLoop:
             self._set_status("the table is moving")
             return
         forced, self._capture = self._capture, False
-        if not forced and (self._idle or not self.gate.settled):
+        # Threaded, a still frame is read at once, speculatively: its reading counts only if
+        # the table is still quiet for QUIET_FRAMES frames when it is done (see _read), so
+        # the wait for quiet frames overlaps the detector's work instead of preceding it.
+        if not forced and (self._idle or not (self.threaded or self.gate.settled)):
             return
         if not forced:
             why = find_occluder(self._background, self.gate.current, self._gate_pixel_mm())
@@ -184,8 +188,8 @@ class LiveLoop:
         if registration is None:
             with self.lock:
                 self._check_camera(detection.registration, frame, index)
-        if generation != self._generation and not forced:
-            return  # the table moved while this frame was being read
+        if not forced and (generation != self._generation or not self.gate.settled):
+            return  # the table moved while this frame was being read, or has not yet settled
         self.latest_detection = detection
         with self.lock:
             reading = self.tracker.adopt(detection.state)

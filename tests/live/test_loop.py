@@ -131,3 +131,15 @@ def test_threaded_detection_gives_the_same_result():
     loop.run()
     assert len(referee.changes) == 1
     assert loop.stats.detections < loop.stats.frames / 4  # the detector rests while the table is still
+
+
+class BrokenDetector(FakeDetector):
+    def detect(self, image, registration=None):
+        raise ZeroDivisionError("a bug")
+
+
+def test_a_detector_failure_is_reported_and_the_loop_goes_on():
+    frames = [paint(BEFORE, seed=i) for i in range(10)]
+    loop, events, referee, _ = run_clip(frames, BrokenDetector())
+    assert loop.stats.frames == 10
+    assert any(e.kind == "error" and "ZeroDivisionError: a bug" in e.data["message"] for e in events)

@@ -140,7 +140,7 @@ class LiveLoop:
                 self._pending = job
                 self._wake.notify()
         else:
-            self._read(*job)
+            self._read_safely(job)
 
     def _gate_pixel_mm(self) -> float:
         reg = self.watch.last_good
@@ -229,10 +229,13 @@ class LiveLoop:
                 job, self._pending = self._pending, None
             if job is None:  # stopped, nothing left to read
                 return
-            try:
-                self._read(*job)
-            except Exception as e:  # a detector bug must not kill the loop: say it, go on
-                self._emit("error", {"message": f"detector failed: {type(e).__name__}: {e}"})
+            self._read_safely(job)
+
+    def _read_safely(self, job: tuple) -> None:
+        try:
+            self._read(*job)
+        except Exception as e:  # a detector bug must not kill the loop: say it, go on
+            self._emit("error", {"message": f"detector failed: {type(e).__name__}: {e}"})
 
     def start_workers(self) -> None:
         self._workers = [threading.Thread(target=self._detect_forever, name=f"detector-{i}", daemon=True)

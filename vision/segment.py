@@ -50,6 +50,8 @@ BRIGHT_LOG_MIN = 0.22
 # MIN_SEED_MM2 of full-evidence pixels.
 WEAK = 0.5
 MIN_SEED_MM2 = 15.0
+# Levels (of 255) of sensor noise and JPEG rounding: a channel this dark says little.
+NOISE_FLOOR_LEVELS = 8.0
 # A darker pixel whose hue changes less than this fraction of its darkening is shadow:
 # lamps and daylight differ in colour, so shadows are a little bluish or yellowish, but
 # far less than any coloured plastic changes the hue of what is behind it.
@@ -64,11 +66,14 @@ EDGE_LEVEL = 0.5
 # Pixels of a blob darker (log) than its typical full-evidence pixel by more than this
 # are its coloured shadow (light through the plastic), not the piece: left undecided.
 TINTED_SHADOW_DARKER = 0.35
-# A blob whose typical evidence is under FAINT (in threshold units) is barely visible:
-# half its evidence would be below the weak threshold, so its weak mask is its edge.
-FAINT = 2.0 * WEAK / EDGE_LEVEL
 # Outlines are traced on the evidence interpolated this many times finer than the grid.
 SUBPIXEL = 4
+# A blob bigger than this (mm²; a large upright's silhouette is at most ~850) may be
+# pieces of different colours touching: its hues (HUE_BINS bins around the circle)
+# are looked at, and peaks of at least HUE_PEAK_SHARE of the highest split it.
+MERGED_MM2 = 900.0
+HUE_BINS = 24
+HUE_PEAK_SHARE = 0.25
 # A pyramid's silhouette is convex; a blob whose area is less than this share of its
 # convex hull is taken for touching pieces and split (eroding up to SPLIT_ERODE_MAX
 # pixels, keeping parts of at least SPLIT_SEED_PX).
@@ -99,6 +104,7 @@ class Foreground:
     mask: np.ndarray        # H×W uint8 0/255, hysteresis foreground
     score: np.ndarray       # H×W float32, evidence (1 = full; shadows 0)
     lum: np.ndarray         # H×W float32, grey part of the log ratio (darkening < 0)
+    hue: np.ndarray         # H×W×2 float32, hue part of the log ratio
     dark: np.ndarray        # H×W uint8 0/255, shadow-like: a shadow or a piece's shaded face
     paper_log: np.ndarray   # log of the markers' white paper, b, g, r
     res: float              # mm per pixel
@@ -178,7 +184,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     # its own texture and noise, measured where most pixels are bare table
     chroma_min = max(CHROMA_MIN, NOISE_FACTOR * float(np.median(chroma[usable > 0][::7])))
     score = cv2.max(cv2.max(chroma * (1 / chroma_min), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / BRIGHT_LOG_MIN))
-    shadow = (lum < 0) & (lum > SHADOW_LOG_MIN) & (chroma < -SHADOW_HUE_RATIO * lum)
+    shadow = _shadow_like(log_ratio, bg)
     score[shadow | (usable == 0)] = 0
     dark = (shadow & (lum < DARK_LOG_MAX) & (usable > 0)).astype(np.uint8) * 255
     strong = cv2.morphologyEx(cv2.compare(score, 1.0, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -210,7 +216,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
             score[region] = lum[region] * (1 / BLACK_LOG_MAX)
             mask[region] = 255
             dark_blobs.append((n + j, tuple(int(v) for v in black_stats[j, :4])))
-    return Foreground(table, bg, mask, score, lum, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
+    return Foreground(table, bg, mask, score, lum, cv2.merge([h1, h2]), dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
                       filler.res, labels, blobs, dark_blobs)
 
 
@@ -224,6 +230,19 @@ class Part:
     edge_offset: float      # how far (px) the true edge lies outside `outline`
 
 
+def _shadow_like(log_ratio: np.ndarray, bg: np.ndarray) -> np.ndarray:
+    """Pixels darker than the table whose hue changes less than SHADOW_HUE_RATIO of their
+    darkening. Each channel counts by how far the table's level is above the sensor's
+    noise floor: in a dark channel (blue on green felt) a shadow's log ratio is mostly
+    noise and JPEG rounding, not hue."""
+    level = bg.astype(np.float32)
+    weight = level / (level + NOISE_FLOOR_LEVELS)
+    total = weight.sum(axis=2) + 1e-6
+    mean = (weight * log_ratio).sum(axis=2) / total
+    spread = np.sqrt(3 * (weight * (log_ratio - mean[..., None]) ** 2).sum(axis=2) / total)
+    return (mean < 0) & (mean > SHADOW_LOG_MIN) & (spread < -SHADOW_HUE_RATIO * mean)
+
+
 def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> list[Part]:
     """Each piece in a blob: its mask cut at half the blob's typical evidence (the true
     edge of a blurred picture, whatever the piece's contrast) as a filled convex hull with
@@ -234,21 +253,20 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     score = fg.score[y:y + h, x:x + w]
     inside = score[(weak > 0) & (score > 1.0)]
     typical = float(np.median(inside)) if inside.size else 1.0
-    if typical < FAINT:
-        # barely above the thresholds (green on green felt): the weak mask is the piece
-        hull = convex_fill(weak)
-        return [Part(hull, np.zeros_like(weak), _hull_points(weak, 1), 0.5)]
     lum = fg.lum[y:y + h, x:x + w]
     strong = (weak > 0) & (score > 1.0)
     # light through coloured plastic tints the shadow: same hue, but darker than the piece
     tinted_shadow = lum < float(np.median(lum[strong])) - TINTED_SHADOW_DARKER
-    level = EDGE_LEVEL * typical
+    # barely above the thresholds (green on green felt), the weak mask is the edge
+    level = max(WEAK, EDGE_LEVEL * typical)
     cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)
     mask = (cut > 0).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
-    parts = [p for i in big for p in split((labels == i).astype(np.uint8) * 255)]
+    hue = fg.hue[y:y + h, x:x + w]
+    parts = [p for i in big for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res)
+             for p in split(q)]
     out = []
     for part in parts:
         hull = convex_fill(part)
@@ -273,6 +291,33 @@ def _hull_points(mask: np.ndarray, scale: int) -> np.ndarray:
     pts = cv2.findNonZero(mask)
     hull = cv2.convexHull(pts).reshape(-1, 2).astype(float)
     return (hull + 0.5) / scale - 0.5
+
+
+def split_by_hue(mask: np.ndarray, hue: np.ndarray, res: float) -> list[np.ndarray]:
+    """Pieces of different colours touching: a blob too big for one piece whose pixels'
+    hues gather around several clearly separate directions is cut by hue."""
+    if np.count_nonzero(mask) * res ** 2 < MERGED_MM2:
+        return [mask]
+    h = hue[mask > 0]
+    chroma = np.hypot(h[:, 0], h[:, 1])
+    angle = np.degrees(np.arctan2(h[:, 1], h[:, 0])) % 360
+    hist, _ = np.histogram(angle, bins=HUE_BINS, range=(0, 360), weights=chroma)
+    hist = hist + 0.5 * (np.roll(hist, 1) + np.roll(hist, -1))
+    peaks = [i for i in range(HUE_BINS) if hist[i] >= hist[i - 1] and hist[i] > hist[(i + 1) % HUE_BINS]
+             and hist[i] >= HUE_PEAK_SHARE * hist.max()]
+    if len(peaks) < 2:
+        return [mask]
+    centres = (np.array(peaks) + 0.5) * 360 / HUE_BINS
+    gap = np.abs((angle[:, None] - centres[None, :] + 180) % 360 - 180)
+    owner = np.full(mask.shape, -1)
+    owner[mask > 0] = np.argmin(gap, axis=1)
+    out = []
+    for k in range(len(peaks)):
+        sub = cv2.morphologyEx(((owner == k) * 255).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+        out += [(labels == i).astype(np.uint8) * 255 for i in range(1, n)
+                if stats[i, cv2.CC_STAT_AREA] * res ** 2 >= MIN_BLOB_MM2]
+    return out or [mask]
 
 
 def split(mask: np.ndarray) -> list[np.ndarray]:

@@ -29,6 +29,8 @@ from vision.live.tracking import Debouncer, Tracker, same_table
 # Frames read at once: the debouncer's two readings run side by side on the two cores
 # (OpenCV and numpy release the GIL), which halves the wait before a ruling.
 DETECTION_WORKERS = 2
+# The same error is reported once in this many seconds (a broken detector fails every frame).
+ERROR_REPEAT_S = 10.0
 
 
 @dataclass
@@ -81,6 +83,7 @@ class LiveLoop:
         self._idle = False  # the table was read since it last moved
         self._capture = False
         self._occluded_said = False
+        self._last_error: tuple[Any, float] = (None, 0.0)
         self._pending: tuple | None = None
         self._wake = threading.Condition()
         self._stop = threading.Event()
@@ -213,6 +216,11 @@ class LiveLoop:
 
     def _emit(self, kind: str, data: dict[str, Any], frame: np.ndarray | None = None,
               index: int | None = None) -> None:
+        if kind == "error":
+            now, message = time.monotonic(), data.get("message")
+            if self._last_error[0] == message and now - self._last_error[1] < ERROR_REPEAT_S:
+                return
+            self._last_error = (message, now)
         self.sink(LiveEvent(kind, data, frame, index))
 
     def _set_status(self, text: str) -> None:

@@ -162,7 +162,7 @@ class LiveLoop:
             registration = register(frame)
         except InputError as e:
             if self.watch.last_good is None:
-                self._emit("status", {"message": f"cannot read this frame: {e}"}, index=index)
+                self._set_status(f"cannot read this frame: {e}")
                 return False, None
             self._set_status(f"{e}: keeping the last good registration")
             return True, self.watch.last_good
@@ -184,7 +184,7 @@ class LiveLoop:
             detection = (self.detector.detect(frame, registration=registration) if registration is not None
                          else self.detector.detect(frame))
         except InputError as e:  # too few markers seen (hidden by a hand), unreadable picture
-            self._emit("status", {"message": f"cannot read this frame: {e}"}, index=index)
+            self._set_status(f"cannot read this frame: {e}")
             return
         self.stats.detections += 1
         self.stats.last_detection_ms = (time.perf_counter() - t0) * 1000

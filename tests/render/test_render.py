@@ -175,3 +175,13 @@ def test_a_checkerboard_is_drawn_where_its_corners_say():
     a1, b1, a2, b2 = (205, 455), (255, 455), (205, 405), (255, 405)   # square centres, 50 mm squares
     assert lum(a1) < 0.5 * lum(b1) and lum(b2) < 0.5 * lum(a2)        # a1 dark, like b2
     assert abs(lum(a1) - lum(b2)) < 0.2 * lum(b1)
+
+
+def test_render_cache_returns_the_same_picture(tmp_path):
+    from vision.render import render_cached
+    spec = scene_from_pieces([Piece.flat("a", "blue", "small", (380, 280), 30)], seed=2)
+    first = render_cached(spec, tmp_path)
+    again = render_cached(spec, tmp_path)
+    assert len(list(tmp_path.glob("*.jpg"))) == 1
+    assert again.jpeg == first.jpeg and np.array_equal(again.image, first.image)
+    assert again.truth == first.truth

@@ -1,11 +1,13 @@
-"""Render once, reuse: the JPEG of a spec kept on disk under a hash of the spec.
+"""Render once, reuse: the JPEG of a spec kept on disk under a hash of the spec and of
+the renderer's own source (a changed renderer draws afresh).
 
 A Rendered is fully determined by its spec (its image is the decoded JPEG), so the JPEG
-bytes are all that needs keeping. Bump RENDERER_VERSION when the pictures change.
+bytes are all that needs keeping.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tempfile
@@ -17,12 +19,19 @@ import numpy as np
 from vision.render.render import Rendered, render
 from vision.render.scene import SceneSpec
 
-RENDERER_VERSION = "1"
 DEFAULT_DIR = Path(os.environ.get("PYRAMID_RENDER_CACHE", Path(tempfile.gettempdir()) / "pyramid-render-cache"))
 
 
+@functools.lru_cache(maxsize=1)
+def renderer_hash() -> str:
+    h = hashlib.sha1()
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def spec_key(spec: SceneSpec) -> str:
-    return hashlib.sha1(f"{RENDERER_VERSION}:{spec!r}".encode()).hexdigest()[:20]
+    return hashlib.sha1(f"{renderer_hash()}:{spec!r}".encode()).hexdigest()[:20]
 
 
 def render_cached(spec: SceneSpec, cache_dir: str | Path | None = None) -> Rendered:

@@ -7,7 +7,6 @@ the same page mechanics in a second with the fake detector.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import threading
@@ -100,7 +99,6 @@ def test_the_page_follows_a_painted_turn_and_keeps_corrections(serve, browser):
 
 
 @pytest.mark.skipif(not os.path.exists(os.path.join(DEMO_FOOTAGE, "playlist.json")), reason="no demo footage")
-@pytest.mark.skipif(importlib.util.find_spec("calibration.registration") is None, reason="no marker registration yet")
 def test_the_demo_footage_through_the_real_pipeline_rules_the_launch(serve, browser, tmp_path):
     url, app = serve(LIVE_SOURCE=short_demo_clip(tmp_path / "clip"), GAME="warpships", LIVE_REALTIME=False)
     page = browser.new_page()

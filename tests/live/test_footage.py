@@ -3,7 +3,6 @@ frame with a hand in it, and rules the footage's first turns as they were script
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 
@@ -19,7 +18,6 @@ STILL_REPEAT = 5  # still stretches shortened: the gate needs 2 quiet frames, th
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(PLAYLIST), reason="no demo footage (python -m server.demo.make_footage)"),
-    pytest.mark.skipif(importlib.util.find_spec("calibration.registration") is None, reason="no registration yet"),
     pytest.mark.timeout(300),
 ]
 

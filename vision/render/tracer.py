@@ -88,14 +88,15 @@ def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
             length = (end[ok] - start[ok]) * refraction_scale(nrm, d[j])
             absorb = np.exp(-length[:, None] * sh.plastic.sigma)
             refl = d[j] - 2 * (np.einsum("ij,ij->i", shine, d[j]))[:, None] * shine
-            add = F[:, None] * (environment(refl, world) + highlights(world, start[ok], o[j], d[j], shine, refl))
+            room = environment(refl, world)
+            add = F[:, None] * (room + highlights(world, start[ok], o[j], d[j], shine, refl))
             # back-scatter grows with the path through the plastic (one wall = `haze`)
             haze = np.array(sh.plastic.haze) * np.minimum(length / WALL_MM, 3.0)[:, None]
             add = add + (1 - F[:, None]) * haze * scatter_light(world, o[j] + d[j] * start[ok, None], nrm)
             straight = end[ok] - start[ok]
             through = prism_factor(nrm, d[j], straight)
             # what a prism does not let through it mostly mirrors (total internal reflection)
-            add = add + ((1 - through) * PRISM_MIRROR)[:, None] * environment(refl, world)
+            add = add + ((1 - through) * PRISM_MIRROR)[:, None] * room
             T = (1 - F[:, None]) ** 2 * absorb * through[:, None]
             ev_ray.append(j); ev_t.append(start[ok]); ev_add.append(add); ev_T.append(T)
             ev_shift.append(slab_shift(nrm, d[j], end[ok] - start[ok]))

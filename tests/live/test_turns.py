@@ -90,6 +90,13 @@ def test_a_change_no_single_move_explains_is_uncertain_not_a_ruling():
     assert "confirm or correct" in rulings[0]["summary"]
 
 
+def test_a_referee_failure_becomes_uncertain_too():
+    def fails(*a, **k):
+        raise IndexError("list index out of range")
+    (r,) = WarpShipsReferee(fails, fails).on_change(BEFORE, launched(414.3))
+    assert r["kind"] == "uncertain" and "IndexError" in r["summary"]
+
+
 def test_a_referee_refusal_becomes_uncertain():
     def refuses(*a, **k):
         raise InputError("two ships moved")

@@ -95,6 +95,8 @@ class WarpShipsReferee:
             move = self.rule_move(before, after, uncertainty_mm=self.uncertainty_mm)
         except InputError as e:
             return [self._uncertain(f"I cannot tell what happened: {e}")], None, None
+        except Exception as e:  # a referee bug on an odd table: the players decide, the loop goes on
+            return [self._uncertain(f"the referee could not rule this change ({type(e).__name__}: {e})")], None, None
         m = move.to_dict()
         rulings = [new_ruling("move", _move_summary(m), m, margin=m.get("margin"),
                               too_close=move.too_close_to_call, advisory=advisory)]
@@ -102,7 +104,7 @@ class WarpShipsReferee:
             return rulings, m, None
         try:
             beam = self.rule_beam(after, m["ship"], uncertainty_mm=self.uncertainty_mm)
-        except (InputError, KeyError) as e:
+        except Exception as e:  # refused (InputError) or failed: the players decide
             return rulings + [self._uncertain(f"cannot trace the beam of {m.get('ship')}: {e}")], m, None
         b = beam.to_dict()
         rulings.append(new_ruling("beam", _beam_summary(b), b, margin=b.get("clearance"),

@@ -85,10 +85,12 @@ def _lamp_samples(light: Light, n: int, samples: int, rng: np.random.Generator) 
 
 
 def _shadow_points(obj_vertices: np.ndarray, light: Light) -> np.ndarray:
-    """The object's vertices and their shadows on the table from the lamp's rim."""
+    """The object's vertices and their shadows on the table from an octagon around the
+    lamp's disc (so their hull holds every shadow the disc casts)."""
     out = [obj_vertices]
-    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        L = light.position + light.radius * np.array([dx, dy, 0.0])
+    rim = light.radius / math.cos(math.pi / 8)
+    for a in np.arange(8) * math.pi / 4:
+        L = light.position + rim * np.array([math.cos(a), math.sin(a), 0.0])
         k = L[2] / np.maximum(L[2] - obj_vertices[:, 2], 1e-3)
         out.append(L + (obj_vertices - L) * k[:, None])
     return np.vstack(out)
@@ -114,7 +116,8 @@ def _shadow_candidates(world: World, view: CameraView, light: Light, P: np.ndarr
 
 
 def visibility(world: World, view: CameraView, light: Light, P: np.ndarray, n: np.ndarray, pix: Pixels,
-               rng: np.random.Generator, self_k: np.ndarray, on_table: np.ndarray, samples: int) -> np.ndarray:
+               rng: np.random.Generator, self_k: np.ndarray, on_table: np.ndarray, samples: int
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Fraction (rgb) of the lamp the points see through the walls and past opaque things:
     (indices of the points that may be in a shadow, their visibility); elsewhere it is 1."""
     cands = _shadow_candidates(world, view, light, P, pix, self_k, on_table)

@@ -185,3 +185,22 @@ def test_render_cache_returns_the_same_picture(tmp_path):
     assert len(list(tmp_path.glob("*.jpg"))) == 1
     assert again.jpeg == first.jpeg and np.array_equal(again.image, first.image)
     assert again.truth == first.truth
+
+
+def test_translucent_shadows_are_tinted_by_the_plastic():
+    from vision.render import Lamp
+    low_lamp = (Lamp((80.0, 280.0, 300.0), radius=20.0, intensity=1.0, kelvin=5000.0),)
+    in_shadow, lit = (405.0, 280.0), (405.0, 330.0)   # the shadow falls along +x, ~40 mm long
+    ratios = {}
+    for colour in ("red", "black"):
+        spec = scene_from_pieces([Piece.upright("a", colour, "large", (380, 280), 0)], seed=1, lamps=low_lamp,
+                                 ambient=0.05)
+        view = spec.view()
+        shade_rgb = _radiance_at(spec, view.project([in_shadow])[0])
+        lit_rgb = _radiance_at(spec, view.project([lit])[0])
+        ratios[colour] = shade_rgb / lit_rgb
+    red = ratios["red"]
+    assert red[0] > 3 * red[1] and red[0] > 3 * red[2]     # red light gets through red plastic
+    assert red[0] > 0.25                                    # a translucent shadow is light
+    assert ratios["black"].max() < 0.25                     # an opaque one is dark, and grey
+    assert np.ptp(ratios["black"]) < 0.05

@@ -204,3 +204,26 @@ def test_translucent_shadows_are_tinted_by_the_plastic():
     assert red[0] > 0.25                                    # a translucent shadow is light
     assert ratios["black"].max() < 0.25                     # an opaque one is dark, and grey
     assert np.ptp(ratios["black"]) < 0.05
+
+
+def test_inner_pieces_of_a_nest_show_through_and_only_the_outer_is_reported():
+    nest = Piece.upright("n", "yellow", "large", (380, 280), 10, stack=("large", "medium"))
+    single = Piece.upright("n", "yellow", "large", (380, 280), 10)
+    spec_nest = scene_from_pieces([nest], seed=6)
+    spec_single = dataclasses.replace(spec_nest, pieces=(single,))
+    uv = spec_nest.view().project([(380, 280)], height=5)[0]
+    a, b = _radiance_at(spec_nest, uv), _radiance_at(spec_single, uv)
+    # the inner walls on the way (more absorption, more glow and reflection) change the look
+    assert np.abs(a - b).sum() > 0.05 * b.sum()
+    assert [p.stack for p in spec_nest.truth().pieces] == [(nest.size, nest.stack[1])]
+
+
+def test_a_carried_piece_is_drawn_in_the_air_but_not_reported():
+    from vision.render import Carried
+    held = Carried(Piece.upright("h", "blue", "large", (380, 280), 0), height=80.0)
+    spec = scene_from_pieces([], seed=6, carried=(held,))
+    empty = dataclasses.replace(spec, carried=())
+    uv = spec.view().project([(380, 280)], height=80 + 10)[0]
+    with_piece, without = _radiance_at(spec, uv), _radiance_at(empty, uv)
+    assert with_piece[2] / with_piece.sum() > without[2] / without.sum() + 0.1   # bluer
+    assert spec.truth().pieces == ()

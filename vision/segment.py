@@ -65,7 +65,7 @@ DARK_LOG_MAX = -0.15
 EDGE_LEVEL = 0.5
 # Pixels of a blob darker (log) than its typical full-evidence pixel by more than this
 # are its coloured shadow (light through the plastic), not the piece: left undecided.
-TINTED_SHADOW_DARKER = 0.35
+TINTED_SHADOW_DARKER = 0.5
 # Outlines are traced on the evidence interpolated this many times finer than the grid.
 SUBPIXEL = 4
 # A blob bigger than this (mm²; a large upright's silhouette is at most ~850) may be

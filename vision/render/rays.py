@@ -19,6 +19,8 @@ from vision.render.world import Shell
 
 UNDISTORT_STEP = 8          # px between exactly undistorted grid points; bilinear in between
 EDGE_ROUND_MM = 0.4        # moulding radius of a pyramid's edges
+PIP_RADIUS_MM = 1.1        # the pips are shallow round dimples this big...
+PIP_SLOPE = 0.6            # ...whose sides lean up to atan(0.6) = 31 degrees
 PRISM_START = 1.4           # a wall crossed over more than this many slab thicknesses is a prism...
 PRISM_LOSS = 0.7            # ...and the straight-through light falls as exp(-PRISM_LOSS × excess)
 
@@ -137,6 +139,27 @@ def rounded_normal(solid: Convex, X: np.ndarray, face: np.ndarray) -> np.ndarray
     w = 0.5 * np.clip(1 - e / EDGE_ROUND_MM, 0, 1) ** 2
     n = n_f + w[:, None] * (solid.normals[g] - n_f)
     return n / np.linalg.norm(n, axis=1, keepdims=True)
+
+
+def dimpled_normal(sh: Shell, X: np.ndarray, face: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Tilt normals n at points X on the side faces of a shell inside its pips: shallow
+    round dimples, so the normal leans towards each dimple's centre."""
+    side = np.flatnonzero(face < 4)
+    if len(side) == 0:
+        return n
+    centres = sh.pips[face[side]]                                   # m × pips × 3
+    off = X[side, None, :] - centres
+    dist = np.linalg.norm(off, axis=2)
+    k = np.argmin(dist, axis=1)
+    near = dist[np.arange(len(side)), k] < PIP_RADIUS_MM
+    if not near.any():
+        return n
+    rows = side[near]
+    radial = off[near, k[near]] / PIP_RADIUS_MM                     # 0 at the centre, 1 at the rim
+    out = n.copy()
+    out[rows] = n[rows] - PIP_SLOPE * radial
+    out[rows] /= np.linalg.norm(out[rows], axis=1, keepdims=True)
+    return out
 
 
 def prism_factor(n: np.ndarray, d: np.ndarray, straight: np.ndarray) -> np.ndarray:

@@ -15,8 +15,8 @@ from calibration.camera import CameraView
 from vision.render.lighting import (SHADOW_SAMPLES, SOLID_ID, TABLE_ID, environment, highlights,
                                     scatter_light, shade)
 from vision.render.materials import F0_PLASTIC, schlick
-from vision.render.rays import (Pixels, camera_rays, pixel_box, prism_factor, refraction_scale, rounded_normal,
-                                shell_path, slab_shift)
+from vision.render.rays import (Pixels, camera_rays, dimpled_normal, pixel_box, prism_factor, refraction_scale,
+                                rounded_normal, shell_path, slab_shift)
 from vision.render.shapes import WALL_MM
 from vision.render.world import World
 
@@ -82,7 +82,11 @@ def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
             nrm = sh.outer.normals[fa[ok]] if is_outer else -sh.cavity.normals[fb[ok]]
             # moulded edges are rounded: near an edge the reflecting normal turns towards
             # the next face (thin glints along ridges and the rim)
-            shine = rounded_normal(sh.outer, o[j] + d[j] * start[ok, None], fa[ok]) if is_outer else nrm
+            if is_outer:
+                X = o[j] + d[j] * start[ok, None]
+                shine = dimpled_normal(sh, X, fa[ok], rounded_normal(sh.outer, X, fa[ok]))
+            else:
+                shine = nrm
             cos = np.abs(np.einsum("ij,ij->i", shine, d[j]))
             F = schlick(cos, F0_PLASTIC)[:, 0]
             length = (end[ok] - start[ok]) * refraction_scale(nrm, d[j])

@@ -26,10 +26,29 @@ class Shell:
     plastic: Plastic
     on_table: bool          # casts contact shadow / ambient occlusion
     footprint: np.ndarray | None  # xy polygon on the table (for ambient occlusion)
+    pips: np.ndarray        # 4 × pips × 3: centres of the dimples on each side face
 
     @property
     def vertices(self) -> np.ndarray:
         return self.outer.vertices
+
+
+PIP_UP_MM = 4.0          # pips sit this far up a face from its base edge...
+PIP_SPACING_MM = 3.2     # ...side by side this far apart
+
+
+def pip_centres(outer: Convex, pips: int) -> np.ndarray:
+    """Where the pips are on the four side faces of a pyramid (4 × pips × 3), from the
+    solid's corners (base corners 0-3 counter-clockwise, apex 4, as shapes._pyramid)."""
+    v = outer.vertices
+    out = np.empty((4, pips, 3))
+    for f, (i, j) in enumerate(((0, 3), (1, 0), (2, 1), (3, 2))):   # base edge of side face f
+        mid = (v[i] + v[j]) / 2
+        up = (v[4] - mid) / np.linalg.norm(v[4] - mid)
+        along = (v[j] - v[i]) / np.linalg.norm(v[j] - v[i])
+        for k in range(pips):
+            out[f, k] = mid + up * PIP_UP_MM + along * (k - (pips - 1) / 2) * PIP_SPACING_MM
+    return out
 
 
 @dataclass(frozen=True)
@@ -101,7 +120,8 @@ def _piece_objects(piece, plastics: dict, rng: np.random.Generator, lift=0.0, ti
             if k == 0:  # an opaque outer piece hides the rest of its nest
                 out_solids.append(Solid(outer, "plastic", plastic.albedo, footprint=fp))
         else:
-            out_shells.append(Shell(outer, cavity, plastic, on_table and k == 0, fp if k == 0 else None))
+            out_shells.append(Shell(outer, cavity, plastic, on_table and k == 0, fp if k == 0 else None,
+                                    pip_centres(outer, size.pips)))
     return out_shells, out_solids
 
 

@@ -26,6 +26,10 @@ GAP_UPRIGHT_MM = 1.0               # free space kept around an upright piece or 
 GAP_FLAT_MM = 0.4                  # flat pieces may lie almost touching others
 PLACEMENT_TRIES = 400
 SLEEVE_PROB = 0.6
+# nests (outermost first) and how often each comes up
+NESTS = ((Size.LARGE, Size.MEDIUM), (Size.LARGE, Size.MEDIUM, Size.SMALL), (Size.MEDIUM, Size.SMALL),
+         (Size.LARGE, Size.SMALL))
+NEST_WEIGHTS = (0.3, 0.3, 0.25, 0.15)
 SKIN_TONES = ((0.45, 0.29, 0.21), (0.38, 0.24, 0.17), (0.26, 0.15, 0.10), (0.12, 0.07, 0.045), (0.50, 0.34, 0.26))  # linear
 
 
@@ -174,8 +178,7 @@ def _random_piece(rng, pid, colors, xy, nest_prob, flat_prob) -> Piece:
         return Piece.flat(pid, color, size, tail, heading)
     stack: tuple[Size, ...] = ()
     if r < flat_prob + nest_prob:
-        inner = [s for s in (Size.MEDIUM, Size.SMALL) if s.base < Size.LARGE.base]
-        stack = (Size.LARGE, *inner[: int(rng.integers(1, 3))]) if rng.random() < 0.6 else (Size.MEDIUM, Size.SMALL)
+        stack = NESTS[int(rng.choice(len(NESTS), p=NEST_WEIGHTS))]
         size = stack[0]
     return Piece.upright(pid, color, size, xy, rng.uniform(0, 90), stack=stack)
 
@@ -186,7 +189,8 @@ def _random_hand(rng, x0, y0, x1, y1) -> Hand:
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     inward = math.degrees(math.atan2(cy - palm[1], cx - palm[0]))
     skin = SKIN_TONES[int(rng.integers(len(SKIN_TONES)))]
-    sleeve = tuple(rng.uniform(0.02, 0.6) * np.exp(rng.normal(0, 0.4, 3))) if rng.random() < SLEEVE_PROB else None
+    sleeve = (tuple(np.clip(rng.uniform(0.02, 0.6) * np.exp(rng.normal(0, 0.4, 3)), 0, 0.9))
+              if rng.random() < SLEEVE_PROB else None)
     return Hand(palm, direction_deg=inward + rng.uniform(-50, 50), scale=rng.uniform(0.85, 1.1),
                 spread_deg=rng.uniform(5, 18), curl=rng.uniform(0.1, 0.8), skin=skin, sleeve=sleeve)
 

@@ -5,7 +5,6 @@ the detector reaches today (see docs/detection.md for the measured figures and t
 brief's targets); a change that loses accuracy fails.
 """
 
-import importlib.util
 
 import pytest
 
@@ -15,9 +14,6 @@ from vision.evaluate import Score
 from vision.pipeline import Detector
 
 from vision.scenes import rendered
-
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("calibration.registration") is None,
-                                reason="calibration.registration not there yet")
 
 HELD_OUT = range(9000, 9010)
 ALL_COLOURS = tuple(c.value for c in Color)

@@ -15,7 +15,7 @@ from calibration.camera import CameraView
 from vision.render import surfaces
 from vision.render.materials import F0_PLASTIC, schlick
 from vision.render.rays import Pixels, pixel_box, shell_path, wall_transmission
-from vision.render.world import Light, Shell, World
+from vision.render.world import Light, Shell, Solid, World
 
 SHADOW_SAMPLES = 8          # lamp points per surface point (per-point jittered disc)
 AO_REACH_MM = 3.0           # contact darkening falls off over this distance from a base
@@ -28,6 +28,7 @@ PAPER_F0 = 0.01
 BOARD_F0 = 0.03            # a printed, laminated card board
 PLASTIC_ROUGHNESS = 0.03   # rad: spread of a glint on moulded plastic
 SCATTER_FLOOR = 0.3        # share of a lamp's light a wall facing away still scatters
+HAND_KINDS = ("skin", "cloth")
 
 
 def environment(r: np.ndarray, world: World) -> np.ndarray:
@@ -133,14 +134,18 @@ def visibility(world: World, view: CameraView, light: Light, P: np.ndarray, n: n
     lamp = _lamp_samples(light, len(union), samples, rng)
     for obj, idx in cands:
         pos = pos_of[idx]
-        o = np.repeat(P[idx] + n[idx] * 0.05, samples, axis=0)
-        d = (lamp[pos] - P[idx, None, :]).reshape(-1, 3)
+        # a hand's shadow is wide and soft: every other lamp point is enough for it
+        step = 2 if isinstance(obj, Solid) and obj.kind in HAND_KINDS else 1
+        used = lamp[pos][:, ::step]
+        k = used.shape[1]
+        o = np.repeat(P[idx] + n[idx] * 0.05, k, axis=0)
+        d = (used - P[idx, None, :]).reshape(-1, 3)
         if isinstance(obj, Shell):
             T = wall_transmission(obj, d, shell_path(obj, o, d, 1.0))
-            V[pos] *= T.reshape(len(idx), samples, 3)
+            V[pos] *= T.reshape(len(idx), k, 3)
         else:
             t, _, _ = obj.hit(o, d)
-            blocked = (t < 1.0).reshape(len(idx), samples)
+            blocked = np.repeat((t < 1.0).reshape(len(idx), k), step, axis=1)[:, :samples]
             V[pos] *= np.where(blocked, 0.0, 1.0)[..., None]
     return union, V.mean(axis=1)
 

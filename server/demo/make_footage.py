@@ -33,7 +33,7 @@ from vision.render import Carried, Hand, render, scene_from_pieces
 OUT = os.path.join(os.path.dirname(__file__), "footage")
 FPS = 10.0
 SETUP_SEED = 3  # which of the rules' random set-ups
-SCENE_SEED = 11  # light, camera, surface
+SCENE_SEED = 5  # light, camera, surface: one where the detector reads the set-up right
 ROLL_SEED = 5  # the die
 # Frames the still table is held: long enough for the pipeline to read it, rule, and for
 # the demo's die roll to come in before the next hand appears (4 s at 10 fps).
@@ -48,6 +48,8 @@ JPEG_QUALITY = 78
 # flush the warp must sit, a couple of mm, whatever the move.)
 CLEAR_MARGIN_MM = 6.0
 CANDIDATES = 40
+# ... and the landed ship this far (mm) from every other piece, so the camera sees it apart.
+APART_MM = 25.0
 
 
 def _lerp(a: tuple[float, float], b: tuple[float, float], t: float) -> tuple[float, float]:
@@ -75,12 +77,16 @@ def _where(p: Piece) -> tuple[float, float]:
 def clear_move(table: TableState) -> Any:
     """The advisor's best legal move whose beam is clear-cut (a demo should not show a
     too-close-to-call beam at every turn): None when no move has a target."""
+    from shapely.geometry import Polygon
+
     from referee.warpships import rule_beam, rule_move
     candidates = advise(table, top=CANDIDATES)
     for c in candidates:
         margin = rule_move(table, c.after).margin
         clearance = rule_beam(c.after, c.new_id).clearance or 0.0
-        if margin > 0 and clearance >= CLEAR_MARGIN_MM:
+        landed = Polygon(c.after.piece(c.new_id).footprint())
+        apart = min(landed.distance(Polygon(p.footprint())) for p in c.after.pieces if p.id != c.new_id)
+        if margin > 0 and clearance >= CLEAR_MARGIN_MM and apart >= APART_MM:
             return c
     return candidates[0] if candidates else None
 

@@ -66,3 +66,12 @@ def test_a_piece_read_in_another_colour_where_it_stood_keeps_its_id_and_colour()
     assert blue.color is Color.BLUE and blue.size is Size.MEDIUM
     far = t.adopt(table(NEST.moved(id="q"), BLUE.moved(id="r", color=Color.WHITE, center=(560, 260))))
     assert "b1" not in {p.id for p in far.pieces}  # a white piece elsewhere is another piece
+
+
+def test_a_flat_ship_read_smaller_where_it_lay_keeps_its_size():
+    ship = Piece.flat("s1", "red", "large", (300, 200), 45)
+    t = Tracker(table(NEST, ship))
+    misread = Piece.flat("d2", "red", "medium", (301, 201), 44)
+    again = t.adopt(table(NEST.moved(id="d1"), misread))
+    s = next(p for p in again.pieces if p.id == "s1")
+    assert s.size is Size.LARGE and s.pose.value == "flat" and s.tail == (301, 201)

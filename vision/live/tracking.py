@@ -151,20 +151,21 @@ class Tracker:
 
     @staticmethod
     def _reread(old: list[Piece], new: Sequence[Piece], ids: dict[int, str]) -> dict[int, tuple[str, Piece]]:
-        """Pieces left unmatched that stand where an unmatched old piece stood, same pose: the
-        same piece read differently. Plastic does not change colour, so the old colour stays;
-        the size is the new reading's (a nest that launched its top ship is smaller)."""
+        """Pieces left unmatched that lie where an unmatched old piece lay, same pose: the same
+        piece read differently. Plastic does not change colour, and a flat ship does not change
+        size, so those stay as confirmed; an upright nest takes the new size (it is smaller
+        once its top ship is launched)."""
         taken = set(ids.values())
         free_old = [p for p in old if p.id not in taken]
         out: dict[int, tuple[str, Piece]] = {}
         for j, p in enumerate(new):
             if j in ids:
                 continue
-            near = [q for q in free_old if q.pose is p.pose and math.dist(_anchor(q), _anchor(p)) <= POSITION_TOLERANCE_MM]
+            near = [q for q in free_old if _same_spot(q, p)]
             if near:
                 q = min(near, key=lambda q: math.dist(_anchor(q), _anchor(p)))
                 free_old.remove(q)
-                out[j] = (q.id, replace(p, color=q.color))
+                out[j] = (q.id, replace(p, color=q.color) if p.pose is Pose.UPRIGHT else _resized(p, q))
         return out
 
     def confirm(self, state: TableState) -> None:
@@ -182,6 +183,21 @@ class Tracker:
         self.corrections[pid] = Correction(seen.color, seen.size, fixed.color, fixed.size)
         self.confirmed = self.confirmed.with_piece(fixed)
         return self.confirmed
+
+
+def _same_spot(old: Piece, new: Piece) -> bool:
+    """Could `new` be `old` misread (another colour or size), lying where it lay?"""
+    if old.pose is not new.pose:
+        return False
+    if old.pose is Pose.UPRIGHT:
+        return math.dist(old.center, new.center) <= POSITION_TOLERANCE_MM  # type: ignore[arg-type]
+    return (math.dist(old.tail, new.tail) <= POSITION_TOLERANCE_MM  # type: ignore[arg-type]
+            and angle_between(old.heading, new.heading) <= HEADING_TOLERANCE_DEG)
+
+
+def _resized(new: Piece, old: Piece) -> Piece:
+    """A flat reading `new` given the confirmed colour and size of `old` (same tail and heading)."""
+    return Piece.flat(new.id, old.color, old.size, new.tail, new.heading, new.confidence)  # type: ignore[arg-type]
 
 
 def _restack(stack: tuple[Size, ...], outer: Size) -> tuple[Size, ...]:

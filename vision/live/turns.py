@@ -98,7 +98,7 @@ class WarpShipsReferee:
         except Exception as e:  # a referee bug on an odd table: the players decide, the loop goes on
             return [self._uncertain(f"the referee could not rule this change ({type(e).__name__}: {e})")], None, None
         m = move.to_dict()
-        rulings = [new_ruling("move", _move_summary(m), m, margin=m.get("margin"),
+        rulings = [new_ruling("move", _move_summary(m, move.too_close_to_call), m, margin=m.get("margin"),
                               too_close=move.too_close_to_call, advisory=advisory)]
         if not m.get("legal") and not move.too_close_to_call:
             return rulings, m, None
@@ -192,8 +192,10 @@ class WarpShipsReferee:
         return [p.id for p in after.pieces if p.id not in left or left[p.id].size is not p.size]
 
 
-def _move_summary(m: dict[str, Any]) -> str:
+def _move_summary(m: dict[str, Any], too_close: bool = False) -> str:
     verdict = "legal" if m.get("legal") else "ILLEGAL"
+    if too_close:
+        verdict = f"too close to call (reads {verdict.lower()})"
     return f"{m.get('kind', 'move')} of {m.get('ship')}: {verdict} — {m.get('reason', '')}".rstrip(" —")
 
 

@@ -60,6 +60,8 @@ def test_no_frame_with_a_hand_is_ever_read_and_the_launch_is_ruled(tmp_path):
         script = json.load(f)["turns"]
     rulings = [e.data for e in events if e.kind == "ruling"]
     move = next(r for r in rulings if r["kind"] == "move")
-    assert move["ruling"]["kind"] == script[0]["kind"] and move["ruling"]["legal"], move
+    # the scripted launch is legal; read through a camera it may come within the error
+    assert move["ruling"]["kind"] == script[0]["kind"], move
+    assert move["ruling"]["legal"] or move["too_close_to_call"], move
     beam = next(r for r in rulings if r["kind"] == "beam")
     assert beam["ruling"]["valid"], beam

@@ -38,10 +38,10 @@ def lookup(img: np.ndarray, mx: np.ndarray, my: np.ndarray, interp: int, border:
     if n == 0:
         return np.zeros(0, img.dtype)
     rows = -(-n // REMAP_ROW)
-    pad = rows * REMAP_ROW - n
-    fx = np.pad(mx.astype(np.float32).ravel(), (0, pad)).reshape(rows, REMAP_ROW)
-    fy = np.pad(my.astype(np.float32).ravel(), (0, pad)).reshape(rows, REMAP_ROW)
-    out = cv2.remap(img, fx, fy, interp, borderMode=border, borderValue=0)
+    maps = np.zeros((2, rows * REMAP_ROW), np.float32)
+    maps[0, :n], maps[1, :n] = mx, my
+    out = cv2.remap(img, maps[0].reshape(rows, REMAP_ROW), maps[1].reshape(rows, REMAP_ROW), interp,
+                    borderMode=border, borderValue=0)
     return out.reshape(-1)[:n]
 
 
@@ -165,8 +165,9 @@ def table_albedo(surface: Surface, xy: np.ndarray, footprint) -> np.ndarray:
         fn = SURFACES[surface.kind]
     except KeyError:
         raise SceneError(f"unknown surface {surface.kind!r} (one of: {', '.join(SURFACES)})") from None
-    # single precision: a pattern needs no more, and it halves the memory traffic
-    fp = np.broadcast_to(np.asarray(footprint, np.float32), (len(xy),))
+    # single precision: a pattern needs no more, and it halves the memory traffic; one
+    # footprint for all (it varies by a few tens of % over a picture: enough to band-limit)
+    fp = float(np.median(footprint)) if np.size(footprint) else 1.0
     xy = xy.astype(np.float32)
     mult, add = _wear(surface, xy, fp)
     return np.clip(fn(surface, xy, fp) * mult[:, None] + add[:, None], 0.0, 1.0)

@@ -9,6 +9,7 @@ import numpy as np
 from calibration.camera import CameraView, Intrinsics
 from domain import TableState
 from vision.render import sensor as sensor_mod
+from vision.render.materials import kelvin_rgb
 from vision.render.scene import IMAGE_SIZE, SceneSpec
 from vision.render.tracer import Pixels, trace
 from vision.render.world import build_world
@@ -62,9 +63,14 @@ def render_linear(spec: SceneSpec) -> np.ndarray:
 
 
 def illuminant(spec: SceneSpec) -> np.ndarray:
-    """The light colour an auto white balance would settle on (intensity-weighted mix)."""
-    world = build_world(spec)
-    mix = world.ambient + sum(l.rgb for l in world.lights)
+    """The light colour an auto white balance would settle on: the mix of the room and
+    the lamps, each weighted by its irradiance at the middle of the marker layout."""
+    centre = np.array([*np.mean([m.center for m in spec.layout.markers], axis=0), 0.0])
+    mix = spec.ambient * kelvin_rgb(spec.ambient_kelvin)
+    for lamp in spec.lamps:
+        to_l = np.array(lamp.position) - centre
+        dist = np.linalg.norm(to_l)
+        mix = mix + lamp.intensity * kelvin_rgb(lamp.kelvin) * (1000.0 / dist) ** 2 * max(to_l[2] / dist, 0.0)
     return mix / mix.mean()
 
 

@@ -159,3 +159,11 @@ def test_ray_hits_agree_with_ray_marching():
             want = _march(fn, o[i], d[i])
             assert (np.isinf(got) and np.isinf(want)) or abs(got - want) < 0.05
     assert np.isfinite(t_cap).sum() > 5 and np.isfinite(t_pyr).sum() > 5
+
+
+def test_random_hands_stay_above_the_pieces():
+    from vision.render.world import hand_capsules
+    for seed in range(15):
+        for hand in random_scene(seed, n_pieces=2, hands=2).occluders:
+            lowest = min(min(c.a[2], c.b[2]) - c.r for c, _, _ in hand_capsules(hand))
+            assert lowest > Size.LARGE.height

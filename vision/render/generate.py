@@ -19,6 +19,7 @@ from calibration.markers import MarkerLayout
 from domain import Coin, CoinKind, Color, Piece, Size
 from vision.render.scene import (IMAGE_SIZE, SURFACE_KINDS, CameraSpec, Carried, Hand, Lamp, SceneError, SceneSpec,
                                  Sensor, Surface)
+from vision.render.world import hand_capsules
 
 PAPER_RANGE_MM = (72.0, 100.0)     # side of the white sheet each marker is printed on
 IMAGE_MARGIN_PX = 12               # the sheets stay at least this far inside the picture
@@ -26,6 +27,7 @@ GAP_UPRIGHT_MM = 1.0               # free space kept around an upright piece or 
 GAP_FLAT_MM = 0.4                  # flat pieces may lie almost touching others
 PLACEMENT_TRIES = 400
 SLEEVE_PROB = 0.6
+HAND_CLEARANCE_MM = Size.LARGE.height + 5   # a random hand never touches a piece
 # nests (outermost first) and how often each comes up
 NESTS = ((Size.LARGE, Size.MEDIUM), (Size.LARGE, Size.MEDIUM, Size.SMALL), (Size.MEDIUM, Size.SMALL),
          (Size.LARGE, Size.SMALL))
@@ -191,8 +193,12 @@ def _random_hand(rng, x0, y0, x1, y1) -> Hand:
     skin = SKIN_TONES[int(rng.integers(len(SKIN_TONES)))]
     sleeve = (tuple(np.clip(rng.uniform(0.02, 0.6) * np.exp(rng.normal(0, 0.4, 3)), 0, 0.9))
               if rng.random() < SLEEVE_PROB else None)
-    return Hand(palm, direction_deg=inward + rng.uniform(-50, 50), scale=rng.uniform(0.85, 1.1),
+    hand = Hand(palm, direction_deg=inward + rng.uniform(-50, 50), scale=rng.uniform(0.85, 1.1),
                 spread_deg=rng.uniform(5, 18), curl=rng.uniform(0.1, 0.8), skin=skin, sleeve=sleeve)
+    # curled fingers reach down: keep the whole hand above the tallest piece
+    lowest = min(min(c.a[2], c.b[2]) - c.r for c, _, _ in hand_capsules(hand))
+    lift = max(HAND_CLEARANCE_MM - lowest, 0.0)
+    return replace(hand, palm=(palm[0], palm[1], palm[2] + lift))
 
 
 def _random_carried(rng, pid, colors, hands, x0, y0, x1, y1) -> Carried:

@@ -21,7 +21,7 @@ SHADOW_SAMPLES = 8          # lamp points per surface point (per-point jittered 
 AO_REACH_MM = 3.0           # contact darkening falls off over this distance from a base
 AO_STRENGTH = {True: 0.35, False: 0.6}   # translucent / opaque occluder
 TABLE_ID, SOLID_ID = 0, 1   # hit ids: the table, then solid k is SOLID_ID + k
-SHININESS = {"table": 40.0, "plastic": 300.0, "metal": 18.0, "skin": 12.0, "cloth": 4.0}   # Blinn-Phong
+SHININESS = {"table": 40.0, "plastic": 300.0, "skin": 12.0, "cloth": 4.0}   # Blinn-Phong exponents
 F0_CLOTH = 0.01
 F0_SKIN = 0.028
 PAPER_F0 = 0.01
@@ -206,8 +206,8 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
         sel = hit_id == SOLID_ID + k
         if not sel.any():
             continue
-        shin[sel] = SHININESS[s.kind]
         if s.kind == "metal":
+            shin[sel] = s.metal.shininess
             f0[sel] = s.metal.f0
             face = np.flatnonzero(sel & (n[:, 2] > 0.99))
             if len(face):
@@ -215,6 +215,7 @@ def shade(world: World, view: CameraView, P, n, to_eye, hit_id, pix: Pixels, rng
                 n[face], tarnish = surfaces.coin_relief(cyl.center[:2], cyl.radius, P[face, :2], int(cyl.radius * 1000))
                 f0[face] *= tarnish[:, None]
         else:
+            shin[sel] = SHININESS[s.kind]
             albedo[sel] = s.albedo
             f0[sel] = {"plastic": F0_PLASTIC, "skin": F0_SKIN, "cloth": F0_CLOTH}[s.kind]
             if s.kind != "plastic":  # blotchy skin, woven cloth

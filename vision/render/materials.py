@@ -49,12 +49,17 @@ PLASTICS = {
 @dataclass(frozen=True)
 class Metal:
     f0: tuple[float, float, float]   # reflectance at normal incidence (Schlick)
-    roughness: float                 # Blinn-Phong exponent follows from it
+    roughness: float                 # Beckmann-like slope spread of the worn surface
+
+    @property
+    def shininess(self) -> float:
+        """The Blinn-Phong exponent of that roughness (Walter et al.'s 2/m² - 2)."""
+        return 2.0 / self.roughness ** 2 - 2.0
 
 
 METALS = {
-    CoinKind.PENNY: Metal((0.80, 0.50, 0.35), 0.25),   # worn copper-plated zinc
-    CoinKind.NICKEL: Metal((0.60, 0.58, 0.55), 0.22),  # cupronickel
+    CoinKind.PENNY: Metal((0.70, 0.42, 0.28), 0.30),   # worn, browned copper plating
+    CoinKind.NICKEL: Metal((0.60, 0.58, 0.55), 0.27),  # cupronickel
 }
 COIN_THICKNESS = {CoinKind.PENNY: 1.52, CoinKind.NICKEL: 1.95}
 

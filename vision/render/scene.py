@@ -81,7 +81,9 @@ class Sensor:
     (1, 1, 1 = perfect); vignette: relative darkening at the picture corners; blur_px:
     Gaussian defocus sigma; shot_noise: relative noise at full scale (photon noise grows
     as the square root of the signal); read_noise: in 8-bit levels; jpeg_quality: 1-100;
-    noise_seed: which noise; sharpen: unsharp-mask amount of the camera's processing.
+    noise_seed: which noise; sharpen: unsharp-mask amount of the camera's processing;
+    metering: auto exposure by "highlights" (the brightest 1 % just below clipping) or
+    "average" (the mean at mid grey: bright paper may clip on a dark table).
     """
 
     exposure: float = 1.0
@@ -93,6 +95,7 @@ class Sensor:
     jpeg_quality: int = 90
     noise_seed: int = 0
     sharpen: float = 0.3
+    metering: str = "highlights"
 
 
 @dataclass(frozen=True)

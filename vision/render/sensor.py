@@ -9,17 +9,21 @@ import numpy as np
 
 from vision.render.scene import Sensor
 
-EXPOSURE_PERCENTILE = 99.0   # auto-exposure puts this percentile of luminance at...
+EXPOSURE_PERCENTILE = 99.0   # "highlights" metering puts this percentile of luminance at...
 EXPOSURE_TARGET = 0.92       # ...this linear level (paper and highlights just below clipping)
+AVERAGE_TARGET = 0.2         # "average" metering puts the mean luminance here (mid grey)
 
 
 def expose(radiance: np.ndarray, sensor: Sensor, illuminant: np.ndarray) -> np.ndarray:
     """Auto exposure and the camera's (imperfect) white balance, still linear."""
     wb = 1.0 / illuminant * np.array(sensor.wb_error)
     img = radiance * wb
-    lum = img @ np.array([0.2126, 0.7152, 0.0722])
-    level = np.percentile(lum[::7, ::7], EXPOSURE_PERCENTILE)
-    return img * (EXPOSURE_TARGET * sensor.exposure / max(level, 1e-9))
+    lum = (img @ np.array([0.2126, 0.7152, 0.0722]))[::7, ::7]
+    if sensor.metering == "average":   # a webcam's usual: the picture averages mid grey
+        gain = AVERAGE_TARGET / max(float(lum.mean()), 1e-9)
+    else:                              # protect the highlights
+        gain = EXPOSURE_TARGET / max(float(np.percentile(lum, EXPOSURE_PERCENTILE)), 1e-9)
+    return img * (gain * sensor.exposure)
 
 
 def vignette(img: np.ndarray, strength: float) -> np.ndarray:

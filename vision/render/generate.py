@@ -125,6 +125,8 @@ def random_scene(seed: int, n_pieces: tuple[int, int] | int = (10, 18),
     never overlap and stay inside the marker rectangle."""
     base = random_setting(seed, surface, layout)
     rng = np.random.default_rng([seed, 2])
+    if isinstance(colors, str):  # one colour, or "red,blue"
+        colors = colors.split(",")
     try:
         colors = [Color(c) for c in colors]
     except ValueError:

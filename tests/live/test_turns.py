@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain import Color, InputError, Piece, TableState
-from vision.live.turns import WarpShipsReferee
+from domain import Color, InputError, Piece, Size, TableState
+from vision.live.turns import WarpShipsReferee, with_nests
 
 NEST = Piece.upright("n", "green", "large", (300, 300), stack=("large", "medium", "small"))
 BLUE = Piece.upright("b", "blue", "large", (500, 300), stack=("large",))
@@ -102,3 +102,30 @@ def test_a_referee_refusal_becomes_uncertain():
         raise InputError("two ships moved")
     rulings = WarpShipsReferee(refuses, refuses).on_change(BEFORE, launched(414.3))
     assert rulings[0]["kind"] == "uncertain" and "two ships moved" in rulings[0]["summary"]
+
+
+def test_nests_seen_from_above_hold_every_smaller_size():
+    seen = TableState((Piece.upright("n", "green", "medium", (300, 300)), Piece.flat("s", "red", "large", (100, 100), 0)))
+    nested = with_nests(seen)
+    assert [x.value for x in nested.piece("n").stack] == ["medium", "small"]
+    assert nested.piece("s") == seen.piece("s")
+
+
+def test_a_teleported_nest_top_leaves_the_rest_of_the_nest_expected():
+    ref = WarpShipsReferee.real(players=("ann", "bob"))
+    plain = lambda t: TableState(tuple(p.moved(stack=()) for p in t.pieces))  # noqa: E731  as the camera reports
+    after = plain(launched(414.3))
+    ref.on_change(plain(BEFORE), after)
+    ref.roll("M+L")
+    assert ref.on_change(after, after.with_piece(BLUE.moved(size=Size.MEDIUM, stack=()))) == []
+
+
+def test_teleported_ships_may_leave_one_at_a_time_but_a_new_move_is_ruled():
+    ref = WarpShipsReferee.real(players=("ann", "bob"))
+    after = launched(414.3)
+    ref.on_change(BEFORE, after)
+    ref.expected = TableState(tuple(p for p in after.pieces if p.id not in ("b", "n"))).to_dict()  # two to go
+    one_gone = after.without("b")
+    assert ref.on_change(after, one_gone) == []
+    moved = one_gone.with_piece(REST.moved(center=(250, 250)))
+    assert ref.on_change(one_gone, moved) and ref.expected is None

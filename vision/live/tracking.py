@@ -81,6 +81,31 @@ def same_table(a: TableState, b: TableState) -> bool:
     return len(pairs) == len(a.pieces) and all(same_piece_place(a.pieces[i], b.pieces[j]) for i, j in pairs)
 
 
+def same_places(a: TableState, b: TableState) -> bool:
+    """Do two tables have pieces in the same places and poses, whatever their colours and sizes
+    were read as? (For tables the game expects: a misread size must not hide a match.)"""
+    if len(a.pieces) != len(b.pieces):
+        return False
+    left = list(b.pieces)
+    for p in a.pieces:
+        q = next((q for q in left if _same_spot(p, q)), None)
+        if q is None:
+            return False
+        left.remove(q)
+    return True
+
+
+def only_taken_off(before: TableState, after: TableState) -> bool:
+    """Did pieces only leave the table (or nests lose ships) between the two readings?"""
+    left = list(before.pieces)
+    for p in after.pieces:
+        q = next((q for q in left if _same_spot(q, p)), None)
+        if q is None:
+            return False
+        left.remove(q)
+    return True
+
+
 class Debouncer:
     """Confirms a reading once `k` readings in a row agree; each run confirms once."""
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import random
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from domain import InputError, TableState
-from vision.live.tracking import same_table
+from domain import InputError, Pose, Size, TableState
+from vision.live.tracking import only_taken_off, same_places
 
 # The detector's stated position error, mm: a ruling within this of flipping is "too close to call".
 DEFAULT_UNCERTAINTY_MM = 2.0
@@ -52,11 +52,16 @@ class WarpShipsReferee:
         return cls(rule_move, rule_beam, **kw)
 
     def on_change(self, before: TableState, after: TableState) -> list[dict[str, Any]]:
-        expected, self.expected = self.expected, None
-        if expected is not None and same_table(TableState.from_dict(expected), after):
-            return []  # the teleported ships were taken off the table, as the roll said
+        before, after = with_nests(before), with_nests(after)
+        if self.expected is not None:
+            if same_places(TableState.from_dict(self.expected), after):
+                self.expected = None
+                return []  # the teleported ships were taken off the table, as the roll said
+            if only_taken_off(before, after):
+                return []  # some of them so far
+            self.expected = None
         undo, self.undo_to = self.undo_to, None
-        if undo is not None and same_table(TableState.from_dict(undo), after):
+        if undo is not None and same_places(TableState.from_dict(undo), after):
             return []  # an illegal move was taken back
         rulings: list[dict[str, Any]] = []
         if self.pending is not None:
@@ -83,7 +88,7 @@ class WarpShipsReferee:
     def recheck(self, before: TableState, after: TableState) -> list[dict[str, Any]]:
         """A challenged ruling: the move and the beam ruled again on `after` as corrected now,
         without touching the game (its turn was already taken)."""
-        rulings = self._move_and_beam(before, after, True)[0]
+        rulings = self._move_and_beam(with_nests(before), with_nests(after), True)[0]
         for r in rulings:
             r["summary"] = "re-check: " + r["summary"]
         return rulings
@@ -190,6 +195,15 @@ class WarpShipsReferee:
     def _taken(after: TableState, teleported: TableState) -> list[str]:
         left = {p.id: p for p in teleported.pieces}
         return [p.id for p in after.pieces if p.id not in left or left[p.id].size is not p.size]
+
+
+def with_nests(state: TableState) -> TableState:
+    """WarpShips nests start as full trios and only ever lose their outermost ship, so an
+    upright piece the camera sees only from above holds every smaller size too."""
+    order = (Size.LARGE, Size.MEDIUM, Size.SMALL)
+    return replace(state, pieces=tuple(
+        replace(p, stack=order[order.index(p.size):]) if p.pose is Pose.UPRIGHT and not p.stack else p
+        for p in state.pieces))
 
 
 def _move_summary(m: dict[str, Any], too_close: bool = False) -> str:

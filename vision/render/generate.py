@@ -83,7 +83,7 @@ def _sensor(rng: np.random.Generator, seed: int) -> Sensor:
                   vignette=rng.uniform(0.08, 0.45), blur_px=rng.choice([0.0, rng.uniform(0.25, 0.7)], p=[0.6, 0.4]),
                   shot_noise=rng.uniform(0.006, 0.025), read_noise=rng.uniform(0.6, 3.0),
                   jpeg_quality=int(rng.integers(75, 96)), noise_seed=seed, sharpen=rng.uniform(0.0, 0.7),
-                  metering=str(rng.choice(["highlights", "average"])))
+                  metering=str(rng.choice(["highlights", "average"])), chromatic=rng.uniform(0.0, 0.0012))
 
 
 def random_setting(seed: int, surface: str | None = None, layout: MarkerLayout | None = None) -> SceneSpec:

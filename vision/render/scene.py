@@ -83,7 +83,9 @@ class Sensor:
     as the square root of the signal); read_noise: in 8-bit levels; jpeg_quality: 1-100;
     noise_seed: which noise; sharpen: unsharp-mask amount of the camera's processing;
     metering: auto exposure by "highlights" (the brightest 1 % just below clipping) or
-    "average" (the mean at mid grey: bright paper may clip on a dark table).
+    "average" (the mean at mid grey: bright paper may clip on a dark table); chromatic:
+    lateral chromatic aberration, red drawn (1 + chromatic) times larger than green, blue
+    that much smaller.
     """
 
     exposure: float = 1.0
@@ -96,6 +98,7 @@ class Sensor:
     noise_seed: int = 0
     sharpen: float = 0.3
     metering: str = "highlights"
+    chromatic: float = 0.0
 
 
 @dataclass(frozen=True)

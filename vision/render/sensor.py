@@ -1,5 +1,5 @@
 """From scene radiance to the JPEG a webcam would send: exposure, white balance,
-vignetting, defocus, a Bayer sensor with shot and read noise, demosaicking, sRGB gamma,
+chromatic aberration, vignetting, defocus, a Bayer sensor with shot and read noise, demosaicking, sRGB gamma,
 sharpening, 8-bit quantisation, JPEG."""
 
 from __future__ import annotations
@@ -61,10 +61,24 @@ def mosaic_noise_demosaic(img: np.ndarray, sensor: Sensor, rng: np.random.Genera
     return cv2.cvtColor(codes, cv2.COLOR_BayerBG2BGR)
 
 
+def lateral_chromatic(img: np.ndarray, amount: float) -> np.ndarray:
+    """The lens images red slightly larger and blue slightly smaller than green (lateral
+    chromatic aberration): colour fringes growing towards the corners."""
+    if amount <= 0:
+        return img
+    h, w = img.shape[:2]
+    out = img.copy()
+    for channel, scale in ((0, 1 + amount), (2, 1 - amount)):
+        m = np.array([[scale, 0, (1 - scale) * (w - 1) / 2], [0, scale, (1 - scale) * (h - 1) / 2]])
+        out[..., channel] = cv2.warpAffine(np.ascontiguousarray(img[..., channel]), m, (w, h),
+                                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    return out
+
+
 def to_jpeg(linear_rgb: np.ndarray, sensor: Sensor) -> tuple[np.ndarray, bytes]:
     """Optics, sensor noise, demosaicking, gamma, sharpening and JPEG: (decoded BGR uint8, JPEG bytes)."""
     rng = np.random.default_rng(sensor.noise_seed)
-    img = vignette(linear_rgb, sensor.vignette)
+    img = vignette(lateral_chromatic(linear_rgb, sensor.chromatic), sensor.vignette)
     if sensor.blur_px > 0:
         img = cv2.GaussianBlur(img, (0, 0), sensor.blur_px)
     bgr = SRGB_LUT[mosaic_noise_demosaic(img, sensor, rng)]

@@ -61,10 +61,14 @@ class ColourModel:
     appearance: tuple[float, float, float]   # log b, g, r on white paper, relative to it
     spread: float
     prior: float = 0.0        # added to the distance: how much rarer this colour is
+    brightness: tuple[float, float] = (0.0, 0.0)   # opaque: log range added to every channel
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "appearance": [round(c, 3) for c in self.appearance],
-                "spread": round(self.spread, 3), "prior": self.prior}
+        d = {"kind": self.kind, "appearance": [round(c, 3) for c in self.appearance],
+             "spread": round(self.spread, 3), "prior": self.prior}
+        if self.brightness != (0.0, 0.0):
+            d["brightness"] = list(self.brightness)
+        return d
 
     def explain(self, observed: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each measurement, the paleness k and show-through w that best explain it
@@ -72,7 +76,9 @@ class ColourModel:
         m, t = _weighted(np.asarray(self.appearance))[None, None, :], _weighted(table)[:, None, :]
         obs = _weighted(observed)[:, None, :]
         if self.kind == OPAQUE:
-            k, w = np.array([1.0]), np.array([0.0])
+            # opaque plastic hides the table; what it mirrors makes it lighter or darker
+            k, w = np.array([1.0]), np.linspace(*self.brightness, 15)
+            t = np.broadcast_to(_weighted(np.ones(3))[None, None, :], t.shape)
         else:
             k, w = _PALENESS, _SHOW_THROUGH
         kk, ww = np.meshgrid(k, w, indexing="ij")
@@ -86,7 +92,7 @@ class ColourModel:
 # Translucent plastic seen with a lamp or window mirrored in its faces is paler than on
 # white paper: its colour is scaled towards grey by k (down to K_MIN), and up to the
 # whole table shows through it (w). Searched on a grid: cheap and free of local minima.
-K_MIN = 0.35
+K_MIN = 0.5
 _PALENESS = np.linspace(K_MIN, 1.0, 14)
 _SHOW_THROUGH = np.linspace(0.0, 1.0, 11)
 
@@ -145,6 +151,9 @@ class ColourModels:
                 centre = m["appearance"]
                 spread = float(m["spread"])
                 prior = float(m.get("prior", 0.0))
+                lo, hi = (float(v) for v in m.get("brightness", (0.0, 0.0)))
+                if not lo <= hi:
+                    raise ValueError
                 vec = tuple(float(c) for c in centre)
                 if kind not in (TRANSLUCENT, OPAQUE) or len(vec) != 3 or not spread > 0 \
                         or not all(np.isfinite(vec + (prior,))):
@@ -152,7 +161,7 @@ class ColourModels:
             except (KeyError, TypeError, ValueError):
                 raise ColourFileError(f"{source}: colour {name!r} needs kind (translucent|opaque), "
                                       f"appearance [b, g, r] and a positive spread") from None
-            models.append(ColourModel(name, kind, vec, spread, prior))  # type: ignore[arg-type]
+            models.append(ColourModel(name, kind, vec, spread, prior, (lo, hi)))  # type: ignore[arg-type]
         return cls(tuple(models))
 
     @classmethod
@@ -186,7 +195,8 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
 
     base = base or ColourModels.load()
     # the picture says which colours are in use: no colour is rarer than another
-    base = ColourModels(tuple(ColourModel(m.name, m.kind, m.appearance, m.spread) for m in base.models))
+    base = ColourModels(tuple(ColourModel(m.name, m.kind, m.appearance, m.spread, 0.0, m.brightness)
+                              for m in base.models))
     names = [Color(c).value for c in expected_colours]
     if len(set(names)) != len(names):
         raise InputError("each colour may appear only once in a calibration picture")
@@ -204,8 +214,9 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
         if m.name in measured:
             r = measured[m.name]
             k, w, _ = m.explain(observed[r:r + 1], table[r:r + 1])
-            new = (observed[r] - w[0] * table[r]) / k[0]
+            new = observed[r] if m.kind == OPAQUE else (observed[r] - w[0] * table[r]) / k[0]
             appearance = (1 - REFINE_WEIGHT) * np.asarray(m.appearance) + REFINE_WEIGHT * new
-            m = ColourModel(m.name, m.kind, tuple(float(v) for v in appearance), m.spread, m.prior)  # type: ignore[arg-type]
+            m = ColourModel(m.name, m.kind, tuple(float(v) for v in appearance), m.spread, m.prior,  # type: ignore[arg-type]
+                            m.brightness)
         out.append(m)
     return ColourModels(tuple(out))

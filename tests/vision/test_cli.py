@@ -96,7 +96,9 @@ def test_detect_a_rendered_table(tmp_path):
     img.write_bytes(r.jpeg)
     layout = tmp_path / "markers.json"
     layout.write_text(json.dumps(r.spec.layout.to_dict()))
-    p = run("detect", img, "--markers", layout, "--annotate", tmp_path / "seen.png")
+    camera = tmp_path / "camera.json"
+    camera.write_text(json.dumps(r.intrinsics.to_dict()))
+    p = run("detect", img, "--markers", layout, "--camera", camera, "--annotate", tmp_path / "seen.png")
     assert p.returncode == 0, p.stderr
     lines = p.stdout.strip().splitlines()
     assert len(lines) == 1

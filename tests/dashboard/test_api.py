@@ -124,3 +124,27 @@ def test_a_challenge_marks_the_ruling_and_rules_the_change_again(played):
     rulings = c.get("/api/state").get_json()["rulings"]
     assert rulings[0]["status"] == "challenged" and rulings[0]["history"][0]["note"] == "the ship touched"
     assert rulings[-1]["summary"].startswith("re-check: ") and rulings[-1]["advisory"]
+
+
+def test_serve_runs_the_dashboard_on_a_folder_of_pictures(tmp_path):
+    import re
+    import urllib.request
+
+    import cv2
+
+    from tests.dashboard.conftest import BEFORE
+    from tests.live.fakes import paint
+    (tmp_path / "pics").mkdir()
+    cv2.imwrite(str(tmp_path / "pics" / "a.png"), paint(BEFORE))
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "--source", str(tmp_path / "pics"),
+                             "--port", "0", "--database", str(tmp_path / "g.db"), "--game", "martian-chess"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        port = int(re.search(r":(\d+)/", line).group(1))
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=10) as res:
+            state = json.load(res)
+        assert state["game"]["kind"] == "martian-chess" and set(state) == {"game", "table", "rulings", "scores"}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain import Color, Piece, Size, TableState
-from vision.live.tracking import Debouncer, Tracker, same_table
+from vision.live.tracking import Debouncer, Tracker, same_places, same_table
 
 NEST = Piece.upright("n1", "green", "large", (300, 300), stack=("large", "medium", "small"))
 BLUE = Piece.upright("b1", "blue", "small", (500, 200))
@@ -75,3 +75,10 @@ def test_a_flat_ship_read_smaller_where_it_lay_keeps_its_size():
     again = t.adopt(table(NEST.moved(id="d1"), misread))
     s = next(p for p in again.pieces if p.id == "s1")
     assert s.size is Size.LARGE and s.pose.value == "flat" and s.tail == (301, 201)
+
+
+def test_same_places_ignores_misread_colours_and_sizes_but_not_places():
+    a = table(NEST, BLUE)
+    assert same_places(a, table(NEST.moved(size=Size.MEDIUM), BLUE.moved(color=Color.WHITE)))
+    assert not same_places(a, table(NEST, BLUE.moved(center=(520, 200))))
+    assert not same_places(a, table(NEST))

@@ -82,3 +82,12 @@ def test_same_places_ignores_misread_colours_and_sizes_but_not_places():
     assert same_places(a, table(NEST.moved(size=Size.MEDIUM), BLUE.moved(color=Color.WHITE)))
     assert not same_places(a, table(NEST, BLUE.moved(center=(520, 200))))
     assert not same_places(a, table(NEST))
+
+
+def test_a_nest_misread_as_a_flat_ship_in_place_stays_a_nest():
+    t = Tracker(table(NEST, BLUE))
+    flat_misread = Piece.flat("d1", "green", "large", (292, 300), 0)  # lies over the nest's square
+    again = t.adopt(table(flat_misread, BLUE.moved(id="d2")))
+    assert again.piece("n1") == NEST
+    launched = Piece.flat("d1", "green", "large", (340, 300), 0)  # clear of the nest: a real launch
+    assert t.adopt(table(launched, BLUE.moved(id="d2"))).piece("n1").pose.value == "flat"

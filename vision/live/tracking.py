@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+from shapely.geometry import Polygon
 
 from domain import Color, Piece, Pose, Size, TableState, angle_between
 
@@ -37,6 +38,9 @@ AGREEING_FRAMES = 2
 POSE_CHANGE_COST_MM = 50.0
 # Pieces of the same colour and size farther apart than this are different pieces.
 MAX_TRACK_DISTANCE_MM = 600.0
+# Share of the smaller footprint a reading in the other pose must cover to be the same
+# piece misread (real pieces never overlap on the table).
+FLIPPED_OVERLAP = 0.5
 _IMPOSSIBLE = 1e9
 
 
@@ -163,10 +167,13 @@ class Tracker:
         ids: dict[int, str] = {j: old[i].id for i, j in match(old, reading.pieces)}
         kept = self._reread(old, reading.pieces, ids)
         pieces, fresh = [], self._next_id  # new ids are only taken for good by confirm()
+        by_id = {q.id: q for q in old}
         for j, p in enumerate(reading.pieces):
             pid = ids.get(j)
             if j in kept:
                 pid, p = kept[j]
+            elif pid is not None and _flipped_in_place(by_id[pid], p):
+                p = by_id[pid]  # a pose misread: the piece stays as confirmed
             if pid is None:
                 pid, fresh = f"p{fresh}", fresh + 1
             c = self.corrections.get(pid)
@@ -186,11 +193,14 @@ class Tracker:
         for j, p in enumerate(new):
             if j in ids:
                 continue
-            near = [q for q in free_old if _same_spot(q, p)]
+            near = [q for q in free_old if _same_spot(q, p) or _flipped_in_place(q, p)]
             if near:
                 q = min(near, key=lambda q: math.dist(_anchor(q), _anchor(p)))
                 free_old.remove(q)
-                out[j] = (q.id, replace(p, color=q.color) if p.pose is Pose.UPRIGHT else _resized(p, q))
+                if q.pose is not p.pose:
+                    out[j] = (q.id, q)  # a pose misread: the piece stays as confirmed
+                else:
+                    out[j] = (q.id, replace(p, color=q.color) if p.pose is Pose.UPRIGHT else _resized(p, q))
         return out
 
     def confirm(self, state: TableState) -> None:
@@ -218,6 +228,15 @@ def _same_spot(old: Piece, new: Piece) -> bool:
         return math.dist(old.center, new.center) <= POSITION_TOLERANCE_MM  # type: ignore[arg-type]
     return (math.dist(old.tail, new.tail) <= POSITION_TOLERANCE_MM  # type: ignore[arg-type]
             and angle_between(old.heading, new.heading) <= HEADING_TOLERANCE_DEG)
+
+
+def _flipped_in_place(old: Piece, new: Piece) -> bool:
+    """A reading in the other pose lying mostly on the old piece's footprint: no piece can lie
+    on top of another, so it is the old piece misread (a nest taken for a flat ship)."""
+    if old.pose is new.pose:
+        return False
+    a, b = Polygon(old.footprint()), Polygon(new.footprint())
+    return a.intersection(b).area >= FLIPPED_OVERLAP * min(a.area, b.area)
 
 
 def _resized(new: Piece, old: Piece) -> Piece:

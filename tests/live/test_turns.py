@@ -129,3 +129,12 @@ def test_teleported_ships_may_leave_one_at_a_time_but_a_new_move_is_ruled():
     assert ref.on_change(after, one_gone) == []
     moved = one_gone.with_piece(REST.moved(center=(250, 250)))
     assert ref.on_change(one_gone, moved) and ref.expected is None
+
+
+def test_impossible_nest_size_changes_are_misreads_but_a_launch_shrinks_the_nest():
+    ref = WarpShipsReferee.real()
+    grew = TableState((NEST, BLUE.moved(size=Size.MEDIUM, stack=())))
+    assert ref.clean(grew, BEFORE).piece("b").size is Size.MEDIUM  # a medium nest cannot grow
+    shrank_alone = TableState((NEST.moved(size=Size.MEDIUM, stack=()), BLUE))
+    assert ref.clean(BEFORE, shrank_alone).piece("n").size is Size.LARGE  # no ship left it: misread
+    assert ref.clean(BEFORE, launched(414.3)).piece("n2").size is Size.MEDIUM  # its large ship flew

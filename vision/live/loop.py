@@ -202,6 +202,8 @@ class LiveLoop:
             self._idle = True
             self._background = self.gate.current
             before = self.tracker.confirmed
+            if self._started and hasattr(self.referee, "clean"):  # the game's own sense of what can change
+                confirmed = self.referee.clean(before, confirmed)
             if self._started and same_table(before, confirmed):
                 self._set_status("the table is still: no change")
                 return

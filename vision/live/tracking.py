@@ -85,14 +85,15 @@ def same_table(a: TableState, b: TableState) -> bool:
     return len(pairs) == len(a.pieces) and all(same_piece_place(a.pieces[i], b.pieces[j]) for i, j in pairs)
 
 
-def same_places(a: TableState, b: TableState) -> bool:
+def same_places(a: TableState, b: TableState, nest_sizes: bool = False) -> bool:
     """Do two tables have pieces in the same places and poses, whatever their colours and sizes
-    were read as? (For tables the game expects: a misread size must not hide a match.)"""
+    were read as (but, with `nest_sizes`, upright pieces of the same size)?"""
     if len(a.pieces) != len(b.pieces):
         return False
     left = list(b.pieces)
     for p in a.pieces:
-        q = next((q for q in left if _same_spot(p, q)), None)
+        q = next((q for q in left if _same_spot(p, q)
+                  and not (nest_sizes and p.pose is Pose.UPRIGHT and p.size is not q.size)), None)
         if q is None:
             return False
         left.remove(q)

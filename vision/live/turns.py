@@ -13,6 +13,7 @@ prints it), `margin` (mm), `too_close_to_call`, `advisory` (shadow mode) and `st
 
 from __future__ import annotations
 
+import math
 import random
 import uuid
 from dataclasses import dataclass, replace
@@ -23,6 +24,8 @@ from vision.live.tracking import only_taken_off, same_places
 
 # The detector's stated position error, mm: a ruling within this of flipping is "too close to call".
 DEFAULT_UNCERTAINTY_MM = 2.0
+# Readings of a nest (or a flat ship's tail) this close are the same spot, mm.
+NEST_SPOT_MM = 5.0
 
 def new_ruling(kind: str, summary: str, ruling: dict[str, Any] | None = None, *, margin: float | None = None,
                too_close: bool = False, advisory: bool = False, **extra: Any) -> dict[str, Any]:
@@ -54,7 +57,7 @@ class WarpShipsReferee:
     def on_change(self, before: TableState, after: TableState) -> list[dict[str, Any]]:
         before, after = with_nests(before), with_nests(after)
         if self.expected is not None:
-            if same_places(TableState.from_dict(self.expected), after):
+            if same_places(TableState.from_dict(self.expected), after, nest_sizes=True):
                 self.expected = None
                 return []  # the teleported ships were taken off the table, as the roll said
             if only_taken_off(before, after):
@@ -84,6 +87,23 @@ class WarpShipsReferee:
         else:
             rulings += self._finish_turn([])
         return rulings
+
+    def clean(self, before: TableState, after: TableState) -> TableState:
+        """`after` without the size changes no WarpShips move can make: a nest never grows, and
+        it shrinks only when its top ship left as a newly flat ship or a teleport took it."""
+        expected = TableState.from_dict(self.expected) if self.expected else TableState()
+        new_flat = [p for p in after.pieces if p.pose is Pose.FLAT and not any(
+            q.pose is Pose.FLAT and math.dist(q.tail, p.tail) <= NEST_SPOT_MM for q in before.pieces)]
+        pieces = []
+        for p in after.pieces:
+            q = _nest_at(before, p)
+            if q is not None and p.size is not q.size:
+                launched = any(f.color is q.color and f.size is q.size for f in new_flat)
+                taken = _nest_at(expected, p) is not None and _nest_at(expected, p).size is p.size
+                if p.size.pips > q.size.pips or not (launched or taken):
+                    p = replace(p, size=q.size, stack=q.stack)  # a misread size: the nest is as it was
+            pieces.append(p)
+        return replace(after, pieces=tuple(pieces))
 
     def recheck(self, before: TableState, after: TableState) -> list[dict[str, Any]]:
         """A challenged ruling: the move and the beam ruled again on `after` as corrected now,
@@ -195,6 +215,14 @@ class WarpShipsReferee:
     def _taken(after: TableState, teleported: TableState) -> list[str]:
         left = {p.id: p for p in teleported.pieces}
         return [p.id for p in after.pieces if p.id not in left or left[p.id].size is not p.size]
+
+
+def _nest_at(state: TableState, p: Any) -> Any:
+    """The upright piece of `state` of p's colour standing where upright p stands, if any."""
+    if p.pose is not Pose.UPRIGHT:
+        return None
+    return next((q for q in state.pieces if q.pose is Pose.UPRIGHT and q.color is p.color
+                 and math.dist(q.center, p.center) <= NEST_SPOT_MM), None)
 
 
 def with_nests(state: TableState) -> TableState:

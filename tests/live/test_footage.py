@@ -1,5 +1,6 @@
-"""The real pipeline (renderer's footage, real detector, real WarpShips referee) never reads a
-frame with a hand in it, and rules the footage's first turns as they were scripted."""
+"""The real pipeline (renderer's footage, real detector, real WarpShips referee and game) on
+the bundled demo footage: no frame with a hand in it is ever read, and the scripted turns
+are ruled as they were played."""
 
 from __future__ import annotations
 
@@ -22,14 +23,13 @@ pytestmark = [
 ]
 
 
-def first_turns(tmp_path, turns: int) -> tuple[str, list[dict]]:
+def short_footage(tmp_path) -> list[dict]:
     with open(PLAYLIST, encoding="utf-8") as f:
         entries = json.load(f)["frames"]
-    stills = [i for i, e in enumerate(entries) if e["repeat"] > 1]
     clip = [{**e, "file": os.path.join(DEMO_FOOTAGE, e["file"]), "repeat": min(e["repeat"], STILL_REPEAT)}
-            for e in entries[:stills[turns] + 1]]
+            for e in entries]
     (tmp_path / "playlist.json").write_text(json.dumps({"fps": 25, "frames": clip}))
-    return str(tmp_path), clip
+    return clip
 
 
 class Watching:
@@ -46,22 +46,31 @@ class Watching:
         return self.detector.detect(image, registration=registration)
 
 
-def test_no_frame_with_a_hand_is_ever_read_and_the_launch_is_ruled(tmp_path):
-    folder, clip = first_turns(tmp_path, 2)
-    source = FolderSource(folder)
-    watching = Watching(source)
-    events = []
-    loop = LiveLoop(source, watching, WarpShipsReferee.real(), events.append, realtime=False,
-                    threaded_detection=False)
-    loop.run()
-    assert watching.read_entries, "the detector never ran"
-    assert not [i for i in watching.read_entries if clip[i]["hand"]]
+def test_the_demo_turns_are_ruled_as_played_and_no_hand_is_ever_read(tmp_path):
+    clip = short_footage(tmp_path)
     with open(os.path.join(DEMO_FOOTAGE, "script.json"), encoding="utf-8") as f:
         script = json.load(f)["turns"]
-    rulings = [e.data for e in events if e.kind == "ruling"]
-    move = next(r for r in rulings if r["kind"] == "move")
-    # the scripted launch is legal; read through a camera it may come within the error
-    assert move["ruling"]["kind"] == script[0]["kind"], move
-    assert move["ruling"]["legal"] or move["too_close_to_call"], move
-    beam = next(r for r in rulings if r["kind"] == "beam")
-    assert beam["ruling"]["valid"], beam
+    faces = [face for turn in script for face in turn["rolls"]]
+    source = FolderSource(str(tmp_path))
+    watching = Watching(source)
+    referee = WarpShipsReferee.real(players=("ann", "bob"))
+    rulings = []
+
+    def sink(event):  # the players roll the footage's faces when asked, chain reactions too
+        if event.kind != "ruling":
+            return
+        rulings.append(event.data)
+        out = [event.data]
+        while out[-1]["kind"] == "roll":
+            out = referee.roll(faces.pop(0))
+            rulings.extend(out)
+
+    LiveLoop(source, watching, referee, sink, realtime=False, threaded_detection=False).run()
+    assert watching.read_entries, "the detector never ran"
+    assert not [i for i in watching.read_entries if clip[i]["hand"]]
+    moves = [r for r in rulings if r["kind"] == "move"]
+    assert [m["ruling"]["kind"] for m in moves] == [t["kind"] for t in script]
+    assert all(m["ruling"]["legal"] or m["too_close_to_call"] for m in moves)  # legal, within the error
+    assert not [r for r in rulings if r["kind"] == "uncertain"], [r["summary"] for r in rulings]
+    gained = sum(len(referee.game.colony(p)) for p in referee.game.players)
+    assert gained == sum(len(t["teleported"]) for t in script)

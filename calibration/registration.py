@@ -1,0 +1,247 @@
+"""Registration: where the camera is, from the ArUco markers lying on the table.
+
+`register(image, layout, intrinsics=None, previous=None)` finds the layout's markers,
+refines their corners to a fraction of a pixel and fits the camera pose (and, without a
+camera.json, the focal length) that best reprojects every corner:
+
+1. markers are found on a half-size copy of the picture (four times fewer pixels for the
+   detector) and their corners refined on the full picture (`cv2.cornerSubPix`); only if
+   that misses some of the layout's markers is the full picture searched;
+2. with intrinsics: IPPE on the undistorted corners, then Levenberg–Marquardt over all
+   corners with the lens's distortion;
+3. without: square pixels, the principal point at the picture's centre, no distortion;
+   the focal length from the table-to-picture homography (Zhang's two orthogonality
+   constraints), then focal length and pose refined together (`scipy.optimize.least_squares`)
+   with a weak pull towards a typical lens for the nearly straight-down views where one
+   plane cannot tell a long lens far away from a short lens close by.
+
+With `previous` (the last frame's registration) a frame whose visible markers still agree
+with the previous pose keeps it (the same `CameraView` object, so per-camera caches
+downstream stay valid); visible markers that disagree set `camera_moved`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from scipy.optimize import least_squares
+
+from calibration.camera import CameraView, Intrinsics
+from calibration.markers import MIN_MARKERS, MarkerLayout
+from domain import InputError
+
+# With a camera.json the pose has 6 unknowns: two markers (8 corners, not all on a line) fix
+# it well; without one the focal length is fitted too and needs the markers' spread.
+MIN_MARKERS_WITH_CAMERA = 2
+MIN_MARKERS_WITHOUT_CAMERA = MIN_MARKERS
+# Markers are searched on a copy this many times smaller (the detector's cost goes with the
+# pixel count); pictures whose longer side is below DOWNSCALE_MIN_SIDE are searched as they are.
+# The full picture is searched too only when the small copy shows fewer than MIN_MARKERS of
+# the layout (markers too small for it): a hand over one marker costs no second search.
+DETECT_DOWNSCALE = 2
+DOWNSCALE_MIN_SIDE = 1000
+# Half-width of the cornerSubPix search window at full resolution, pixels: covers the
+# half-size detector's corner error (≤ 1 full-size pixel) with room to spare, yet stays
+# inside one bit cell of a marker seen 60 px wide.
+SUBPIX_HALF_WINDOW = 4
+# Candidate squares closer than this (fraction of their perimeter) are merged. OpenCV's 0.125
+# merges a black square with the outline of its own paper (1.5 modules of quiet zone put
+# them 0.0625 perimeters apart), and the undecodable paper outline sometimes wins.
+MIN_CANDIDATE_DISTANCE_RATE = 0.05
+# Without a camera.json: the lens assumed when one view cannot tell (a 62° horizontal field
+# of view, typical of webcams), and how weakly it pulls (σ of log focal length: ±25%).
+TYPICAL_HFOV_DEG = 62.0
+FOCAL_PRIOR_LOG_SIGMA = 0.25
+# RMS reprojection error (px) of the visible markers under the previous pose above which the
+# camera (or the marker sheet) has moved: corner noise is ~0.1-0.3 px, a nudged camera or a
+# slid sheet moves corners by several pixels.
+CAMERA_MOVED_PX = 2.0
+# The white-balance ring: the paper between the black square and the paper's edge, leaving
+# out this fraction of a module on either side (blur at the black edge, the cut line).
+RING_INSET_MODULES = 0.3
+
+
+class MarkersNotFoundError(InputError):
+    """Too few of the layout's markers were found to register the camera."""
+
+
+@dataclass
+class Registration:
+    """The camera pose from one picture's markers."""
+
+    view: CameraView
+    markers_seen: list[int]
+    reprojection_error_px: float
+    paper_white_bgr: np.ndarray
+    camera_moved: bool = False  # visible markers disagree with the previous registration
+    reused_previous: bool = False  # the previous pose still fits and was kept
+    corners_px: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+
+
+def detector_for(dictionary: str) -> cv2.aruco.ArucoDetector:
+    return _DETECTORS.setdefault(dictionary, _make_detector(dictionary))
+
+
+_DETECTORS: dict[str, cv2.aruco.ArucoDetector] = {}
+
+
+def _make_detector(dictionary: str) -> cv2.aruco.ArucoDetector:
+    from calibration.markers import aruco_dictionary
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # refined at full size below
+    params.minMarkerDistanceRate = MIN_CANDIDATE_DISTANCE_RATE
+    return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
+
+
+def find_markers(image_bgr: np.ndarray, layout: MarkerLayout) -> dict[int, np.ndarray]:
+    """The layout's markers in the picture: id → 4×2 corner pixels (OpenCV order), sub-pixel.
+    Ids not in the layout (and second sightings of an id) are ignored."""
+    grey = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    detector = detector_for(layout.dictionary)
+    wanted = set(layout.ids)
+    found: dict[int, np.ndarray] = {}
+    if max(grey.shape) >= DOWNSCALE_MIN_SIDE:
+        small = cv2.resize(grey, None, fx=1 / DETECT_DOWNSCALE, fy=1 / DETECT_DOWNSCALE,
+                           interpolation=cv2.INTER_AREA)
+        found = _decode(detector, small, wanted, scale=DETECT_DOWNSCALE)
+    if len(found) < min(len(wanted), MIN_MARKERS):
+        found.update({i: c for i, c in _decode(detector, grey, wanted, 1).items() if i not in found})
+    if found:
+        ids = sorted(found)
+        pts = np.concatenate([found[i] for i in ids]).astype(np.float32).reshape(-1, 1, 2)
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
+        cv2.cornerSubPix(grey, pts, (SUBPIX_HALF_WINDOW,) * 2, (-1, -1), criteria)
+        found = {i: pts[4 * k:4 * k + 4].reshape(4, 2).astype(np.float64) for k, i in enumerate(ids)}
+    return found
+
+
+def _decode(detector, grey: np.ndarray, wanted: set[int], scale: float) -> dict[int, np.ndarray]:
+    corners, ids, _ = detector.detectMarkers(grey)
+    out: dict[int, np.ndarray] = {}
+    for c, i in zip(corners, np.ravel(ids) if ids is not None else []):
+        if int(i) in wanted and int(i) not in out:
+            # pixel centres: (u + 0.5) · scale − 0.5 maps the small picture onto the full one
+            out[int(i)] = (c.reshape(4, 2).astype(np.float64) + 0.5) * scale - 0.5
+    return out
+
+
+def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics | None = None,
+             previous: Registration | None = None) -> Registration:
+    """The camera that took `image_bgr`, from the layout's markers (see the module's notes).
+
+    Raises MarkersNotFoundError (one line, naming the missing ids) when too few are seen."""
+    found = find_markers(image_bgr, layout)
+    seen = sorted(found)
+    obj = np.array([c for i in seen for c in layout.marker(i).corners()], np.float64).reshape(-1, 2)
+    img = np.concatenate([found[i] for i in seen]) if seen else np.zeros((0, 2))
+    moved = False
+    if previous is not None and seen:
+        err = _rms(previous.view.project(obj) - img)
+        moved = err > CAMERA_MOVED_PX
+        if not moved and len(seen) <= len(previous.markers_seen):
+            return Registration(previous.view, seen, err, _paper_white(image_bgr, previous.view, layout, seen),
+                                reused_previous=True, corners_px=found)
+    need = MIN_MARKERS_WITH_CAMERA if intrinsics is not None else MIN_MARKERS_WITHOUT_CAMERA
+    if len(seen) < need:
+        raise MarkersNotFoundError(_missing_message(layout, seen, need, intrinsics is not None, moved))
+    h, w = image_bgr.shape[:2]
+    if intrinsics is None:
+        intr, rvec, tvec = _fit_with_focal(obj, img, w, h)
+    else:
+        intr = intrinsics
+        rvec, tvec = _fit_pose(obj, img, intr)
+    err = _rms(_project(obj, rvec, tvec, intr) - img)
+    view = CameraView(intr, rvec, tvec, err, meta={"focal_estimated": intrinsics is None})
+    return Registration(view, seen, err, _paper_white(image_bgr, view, layout, seen), camera_moved=moved,
+                        corners_px=found)
+
+
+def _missing_message(layout: MarkerLayout, seen: list[int], need: int, with_camera: bool, moved: bool) -> str:
+    missing = [i for i in layout.ids if i not in seen]
+    found = f"only markers {', '.join(map(str, seen))} found" if seen else "no markers found"
+    why = "with camera.json" if with_camera else "without camera.json"
+    moved_note = " (and the camera seems to have moved)" if moved else ""
+    return f"{found}; missing {', '.join(map(str, missing))} — need at least {need} {why}{moved_note}"
+
+
+def _rms(d: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.sum(np.asarray(d) ** 2, axis=1)))) if len(d) else 0.0
+
+
+def _obj3(obj: np.ndarray) -> np.ndarray:
+    return np.column_stack([obj, np.zeros(len(obj))])
+
+
+def _project(obj: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, intr: Intrinsics) -> np.ndarray:
+    px, _ = cv2.projectPoints(_obj3(obj), rvec, tvec, intr.K, intr.dist_array)
+    return px.reshape(-1, 2)
+
+
+def _fit_pose(obj: np.ndarray, img: np.ndarray, intr: Intrinsics) -> tuple[np.ndarray, np.ndarray]:
+    """Pose for known intrinsics: IPPE on undistorted corners, then LM with distortion."""
+    undist = cv2.undistortPoints(img.reshape(-1, 1, 2), intr.K, intr.dist_array, P=intr.K).reshape(-1, 2)
+    ok, rvec, tvec = cv2.solvePnP(_obj3(obj), undist, intr.K, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        raise MarkersNotFoundError("the markers found do not give a camera pose (are they all in a line?)")
+    rvec, tvec = cv2.solvePnPRefineLM(_obj3(obj), img, intr.K, intr.dist_array, rvec, tvec)
+    return rvec.reshape(3), tvec.reshape(3)
+
+
+def typical_focal(width: int) -> float:
+    return (width / 2) / math.tan(math.radians(TYPICAL_HFOV_DEG) / 2)
+
+
+def focal_from_homography(H: np.ndarray, cx: float, cy: float) -> float | None:
+    """Focal length (square pixels, principal point (cx, cy)) from a plane's homography, by
+    Zhang's constraints h1ᵀωh2 = 0 and h1ᵀωh1 = h2ᵀωh2 (least squares in 1/f²); None when
+    the view is too square-on for them to say."""
+    Hc = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], float) @ H
+    h1, h2 = Hc[:, 0], Hc[:, 1]
+    a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+    b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    denom = float(a @ a)
+    inv_f2 = -float(a @ b) / denom if denom > 0 else 0.0
+    return 1.0 / math.sqrt(inv_f2) if inv_f2 > 0 else None
+
+
+def _fit_with_focal(obj: np.ndarray, img: np.ndarray, w: int, h: int) -> tuple[Intrinsics, np.ndarray, np.ndarray]:
+    """Focal length and pose together: homography start, then joint least squares."""
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    f_prior = typical_focal(w)
+    H, _ = cv2.findHomography(obj, img, 0)
+    f0 = focal_from_homography(H, cx, cy) if H is not None else None
+    if f0 is None or not (f_prior / 5 < f0 < f_prior * 5):
+        f0 = f_prior
+    intr0 = Intrinsics(w, h, f0, f0, cx, cy)
+    rvec, tvec = _fit_pose(obj, img, intr0)
+    obj3 = _obj3(obj)
+
+    def residuals(p: np.ndarray) -> np.ndarray:
+        f = math.exp(p[0])
+        K = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]])
+        px, _ = cv2.projectPoints(obj3, p[1:4], p[4:7], K, None)
+        prior = (p[0] - math.log(f_prior)) / FOCAL_PRIOR_LOG_SIGMA
+        return np.append((px.reshape(-1, 2) - img).ravel(), prior)
+
+    fit = least_squares(residuals, np.concatenate([[math.log(f0)], rvec, tvec]), method="lm", x_scale="jac")
+    f = math.exp(fit.x[0])
+    return Intrinsics(w, h, f, f, cx, cy), fit.x[1:4].copy(), fit.x[4:7].copy()
+
+
+def _paper_white(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: list[int]) -> np.ndarray:
+    """Median BGR of the white paper ring (quiet zone) around the seen markers' black squares."""
+    h, w = image.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    for i in seen:
+        m = layout.marker(i)
+        module = m.size / layout.modules
+        inner = m.size / 2 + RING_INSET_MODULES * module
+        outer = m.size / 2 + layout.quiet_zone(m) - RING_INSET_MODULES * module
+        for half, value in ((outer, 255), (inner, 0)):
+            sq = [(m.center[0] + dx * half, m.center[1] + dy * half) for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+            cv2.fillPoly(mask, [np.round(view.project(sq)).astype(np.int32)], value)
+    pixels = image[mask > 0]
+    return np.median(pixels, axis=0).astype(np.float64) if len(pixels) else np.full(3, 255.0)

@@ -1,0 +1,144 @@
+"""Registration against synthetic pictures of the markers seen by cameras we know."""
+
+import dataclasses
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import CameraView, Intrinsics
+from calibration.markers import Marker, MarkerLayout
+from calibration.registration import CAMERA_MOVED_PX, MarkersNotFoundError, find_markers, register
+from calibration.synthetic import picture_of_layout, random_view
+
+LAYOUT = MarkerLayout.default()
+# table points where pieces stand: the layout's corners and centre
+PROBES = np.array([(65, 65), (695, 65), (695, 495), (65, 495), (380, 280), (200, 400)], float)
+LARGE_APEX_MM = 44.45
+
+
+def whole_views(n, seed, **options):
+    """n random cameras that see every marker whole."""
+    rng, views = np.random.default_rng(seed), []
+    while len(views) < n:
+        v = random_view(rng, LAYOUT, **options)
+        px = np.concatenate([v.project(m.corners()) for m in LAYOUT.markers])
+        if ((px > 20) & (px < [v.intrinsics.width - 20, v.intrinsics.height - 20])).all():
+            views.append(v)
+    return views
+
+
+def table_error(estimated: CameraView, truth: CameraView, height: float) -> float:
+    """Worst error (mm) locating PROBES at `height` from where the true camera sees them."""
+    seen = truth.project(PROBES, height=height)
+    return float(np.abs(estimated.image_to_table(seen, height=height) - PROBES).max())
+
+
+def hide(image, view, marker_ids, layout=LAYOUT):
+    """Cover markers (and their paper) with a hand-coloured blob."""
+    out = image.copy()
+    for i in marker_ids:
+        m = layout.marker(i)
+        r = m.size * 0.75
+        quad = [(m.center[0] + dx * r, m.center[1] + dy * r) for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+        cv2.fillPoly(out, [np.round(view.project(quad)).astype(np.int32)], (90, 120, 170))
+    return out
+
+
+@pytest.fixture(scope="module")
+def scenes():
+    return [(v, picture_of_layout(LAYOUT, v, seed=k)) for k, v in enumerate(whole_views(4, seed=11))]
+
+
+def test_with_the_camera_file_table_points_are_exact_on_and_above_the_table(scenes):
+    for view, image in scenes:
+        reg = register(image, LAYOUT, view.intrinsics)
+        assert reg.markers_seen == [0, 1, 2, 3]
+        assert reg.reprojection_error_px < 0.5
+        assert table_error(reg.view, view, 0.0) < 0.3
+        assert table_error(reg.view, view, LARGE_APEX_MM) < 0.4
+        assert np.linalg.norm(reg.view.position - view.position) < 5.0
+
+
+def test_without_the_camera_file_the_lens_is_estimated(scenes):
+    for view, image in scenes:
+        reg = register(image, LAYOUT)
+        assert reg.view.meta["focal_estimated"]
+        intr = reg.view.intrinsics
+        assert (intr.width, intr.height) == (1280, 960) and intr.fx == intr.fy
+        assert table_error(reg.view, view, 0.0) < 1.0
+        # a large pyramid's apex leans up to ~20 mm at the edge of the view; one plane seen
+        # nearly straight down pins the focal length only loosely, yet most of the lean is removed
+        apex_px = view.project(PROBES, height=LARGE_APEX_MM)
+        lean = np.abs(reg.view.image_to_table(apex_px) - PROBES).max()
+        assert table_error(reg.view, view, LARGE_APEX_MM) < lean / 3
+
+
+def test_a_tilted_view_gives_the_focal_length_closely():
+    view = CameraView.from_look_at(Intrinsics(1280, 960, 900.0, 900.0, 639.5, 479.5),
+                                   (380 - 300, 280 + 250, 800), (380, 280, 0))
+    reg = register(picture_of_layout(LAYOUT, view, seed=3), LAYOUT)
+    assert reg.view.intrinsics.fx == pytest.approx(900.0, rel=0.02)
+    assert np.linalg.norm(reg.view.position - view.position) < 15.0
+
+
+def test_lens_distortion_in_the_camera_file_is_used():
+    intr = Intrinsics(1280, 960, 950.0, 950.0, 645.0, 470.0, (-0.12, 0.05, 0.0, 0.0, 0.0))
+    view = CameraView.from_look_at(intr, (420, 300, 850), (380, 280, 0))
+    image = picture_of_layout(LAYOUT, view, seed=2)
+    reg = register(image, LAYOUT, intr)
+    assert reg.reprojection_error_px < 0.5
+    assert table_error(reg.view, view, LARGE_APEX_MM) < 0.5
+
+
+def test_markers_not_in_the_layout_are_ignored():
+    five = MarkerLayout("DICT_4X4_50", LAYOUT.markers + (Marker(7, (380.0, 280.0), 50.0),))
+    view = whole_views(1, seed=3)[0]
+    image = picture_of_layout(five, view, seed=1)
+    assert sorted(find_markers(image, five)) == [0, 1, 2, 3, 7]
+    assert register(image, LAYOUT, view.intrinsics).markers_seen == [0, 1, 2, 3]
+
+
+def test_too_few_markers_names_the_missing_ones(scenes):
+    view, image = scenes[0]
+    with pytest.raises(MarkersNotFoundError) as e:
+        register(hide(image, view, [1, 2]), LAYOUT)
+    assert str(e.value) == "only markers 0, 3 found; missing 1, 2 — need at least 4 without camera.json"
+    with pytest.raises(MarkersNotFoundError, match="^no markers found; missing 0, 1, 2, 3 — need at least 2 with"):
+        register(np.full((960, 1280, 3), 128, np.uint8), LAYOUT, view.intrinsics)
+
+
+def test_with_the_camera_file_two_markers_are_enough(scenes):
+    view, image = scenes[1]
+    reg = register(hide(image, view, [0, 3]), LAYOUT, view.intrinsics)
+    assert reg.markers_seen == [1, 2]
+    # both on the right-hand edge: the pose is extrapolated 630 mm across the table
+    assert table_error(reg.view, view, LARGE_APEX_MM) < 2.0
+
+
+def test_a_hand_over_a_marker_keeps_the_previous_pose(scenes):
+    view, image = scenes[2]
+    first = register(image, LAYOUT)
+    later = register(hide(image, view, [2]), LAYOUT, previous=first)
+    assert later.reused_previous and later.view is first.view and not later.camera_moved
+    assert later.markers_seen == [0, 1, 3]
+    assert later.reprojection_error_px < CAMERA_MOVED_PX
+
+
+def test_a_moved_camera_is_noticed(scenes):
+    view, image = scenes[3]
+    first = register(image, LAYOUT, view.intrinsics)
+    bumped = dataclasses.replace(view, tvec=np.asarray(view.tvec) + [8.0, -5.0, 0.0])
+    moved_image = picture_of_layout(LAYOUT, bumped, seed=9)
+    again = register(moved_image, LAYOUT, view.intrinsics, previous=first)
+    assert again.camera_moved and not again.reused_previous
+    assert table_error(again.view, bumped, 0.0) < 0.3
+    with pytest.raises(MarkersNotFoundError, match="camera seems to have moved"):
+        register(hide(moved_image, bumped, [0, 1, 2]), LAYOUT, view.intrinsics, previous=first)
+
+
+def test_paper_white_is_the_paper_colour():
+    view = whole_views(1, seed=8)[0]
+    image = picture_of_layout(LAYOUT, view, seed=4, lamp=0.0, cast_bgr=(0.8, 0.9, 1.0))
+    reg = register(image, LAYOUT, view.intrinsics)
+    assert reg.paper_white_bgr == pytest.approx([235 * 0.8, 238 * 0.9, 240], abs=3)

@@ -179,12 +179,12 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     log_ratio = cv2.subtract(cv2.LUT(table, _LOG_LUT), cv2.LUT(bg, _LOG_LUT))
     log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)   # average sensor noise over ~1 mm²
     h1, h2, lum = cv2.split(cv2.transform(log_ratio, _HUE_LUM))
-    chroma = cv2.magnitude(h1, h2)
+    grey, chroma = _hue_change(log_ratio, bg)
     # a dark, saturated table (felt) is noisy in log units: the hue threshold must clear
     # its own texture and noise, measured where most pixels are bare table
     chroma_min = max(CHROMA_MIN, NOISE_FACTOR * float(np.median(chroma[usable > 0][::7])))
     score = cv2.max(cv2.max(chroma * (1 / chroma_min), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / BRIGHT_LOG_MIN))
-    shadow = _shadow_like(log_ratio, bg)
+    shadow = (grey < 0) & (grey > SHADOW_LOG_MIN) & (chroma < -SHADOW_HUE_RATIO * grey)
     score[shadow | (usable == 0)] = 0
     dark = (shadow & (lum < DARK_LOG_MAX) & (usable > 0)).astype(np.uint8) * 255
     strong = cv2.morphologyEx(cv2.compare(score, 1.0, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -230,17 +230,17 @@ class Part:
     edge_offset: float      # how far (px) the true edge lies outside `outline`
 
 
-def _shadow_like(log_ratio: np.ndarray, bg: np.ndarray) -> np.ndarray:
-    """Pixels darker than the table whose hue changes less than SHADOW_HUE_RATIO of their
-    darkening. Each channel counts by how far the table's level is above the sensor's
-    noise floor: in a dark channel (blue on green felt) a shadow's log ratio is mostly
-    noise and JPEG rounding, not hue."""
+def _hue_change(log_ratio: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's darkening (mean log ratio) and hue change (spread of the channels'
+    log ratios about it, the length of its hue part). Each channel counts by how far the
+    table's level is above the sensor's noise floor: a dark channel (blue on green felt)
+    is mostly noise and JPEG rounding in log units, not hue."""
     level = bg.astype(np.float32)
     weight = level / (level + NOISE_FLOOR_LEVELS)
     total = weight.sum(axis=2) + 1e-6
     mean = (weight * log_ratio).sum(axis=2) / total
     spread = np.sqrt(3 * (weight * (log_ratio - mean[..., None]) ** 2).sum(axis=2) / total)
-    return (mean < 0) & (mean > SHADOW_LOG_MIN) & (spread < -SHADOW_HUE_RATIO * mean)
+    return mean, spread.astype(np.float32)
 
 
 def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> list[Part]:

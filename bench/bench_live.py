@@ -157,6 +157,22 @@ def bench_latency(detector, turn) -> list[float]:
     return latencies
 
 
+def bench_demo() -> None:
+    """The whole demo footage through the real pipeline: how faithfully it is ruled."""
+    from tests.live.test_footage import play_demo
+    with tempfile.TemporaryDirectory() as folder:
+        clip, script, rulings, watching, referee = play_demo(folder)
+    moves = [r for r in rulings if r["kind"] == "move"]
+    as_played = sum(1 for m, t in zip(moves, script)
+                    if m["ruling"]["kind"] == t["kind"] and (m["ruling"]["legal"] or m["too_close_to_call"]))
+    uncertain = sum(1 for r in rulings if r["kind"] == "uncertain")
+    gained = sum(len(referee.game.colony(p)) for p in referee.game.players) if referee.game else 0
+    hands = sum(1 for i in watching.read_entries if clip[i]["hand"])
+    print(f"demo footage, real pipeline: {as_played}/{len(script)} turns ruled as played, {uncertain} uncertain, "
+          f"{gained}/{sum(len(t['teleported']) for t in script)} ships to the right colonies, "
+          f"{hands} of {len(watching.read_entries)} frames read had a hand in them")
+
+
 def main() -> None:
     turn = footage_turn()
     detector, what = detector_or_fake()
@@ -175,6 +191,8 @@ def main() -> None:
               f"p90 {q[8]:.0f} ms, max {max(lat):.0f} ms over {len(lat)} turns (goal median <= 300 ms)")
     else:
         print("first quiet frame -> ruling: no ruling arrived (see the dashboard's status)")
+    if os.path.exists(os.path.join(DEMO_FOOTAGE, "playlist.json")):
+        bench_demo()
 
 
 if __name__ == "__main__":

@@ -127,14 +127,18 @@ def find_change(before: TableState, after: TableState) -> Change:
     bf = _group([p for p in before.pieces if p.pose is Pose.FLAT], lambda p: (p.color, p.size))
     af = _group([p for p in after.pieces if p.pose is Pose.FLAT], lambda p: (p.color, p.size))
     flown, arrived = [], []
-    for key in set(bf) | set(af):
+    for key in set(bf) | set(af) | set(launched_kinds):
         olds, news = bf.get(key, []), af.get(key, [])
-        extra = len(news) - len(olds)
-        if extra != launched_kinds.count(key):
+        extra, expected = len(news) - len(olds), launched_kinds.count(key)
+        if extra != expected:
             what = f"{key[0].value} {key[1].value} flat ship"
-            raise ContradictionError(
-                f"a {what} vanished without a teleport" if extra < launched_kinds.count(key)
-                else f"a {what} appeared without being launched from a nest")
+            if extra > expected:
+                raise ContradictionError(f"a {what} appeared without being launched from a nest")
+            if extra < 0:
+                raise ContradictionError(f"a {what} vanished without a teleport")
+            nests = ", ".join(old.id for old, _ in launched if (old.color, old.size) == key)
+            raise ContradictionError(f"nest {nests} lost its outermost ship, but no {what} "
+                                     "appeared on the table (taken off by hand?)")
         pairs = assign(olds, news, _flat_cost)
         flown += [(o, n) for o, n in pairs if _flat_cost(o, n) > STILL_TOLERANCE_MM]
         used = {id(n) for _, n in pairs}

@@ -205,3 +205,16 @@ def test_larger_warp_setting_is_used():
     after = TableState((Piece.flat("s", "red", "large", (HALF_L + 120.0, 0.0), 0.0),), warp_diameter=120.0)
     r = rule_move(before, after)
     assert r.legal and r.warp_center == pytest.approx((HALF_L + 60.0, 0.0), abs=1e-6)
+
+
+def test_a_nest_that_shrinks_with_no_ship_landing_is_a_contradiction_not_a_crash():
+    # e.g. a ship lifted off its nest and kept in the hand, or a teleport the camera saw
+    before = TableState((Piece.upright("n", "red", "large", (100, 100), stack=["large", "medium"]),))
+    after = TableState((Piece.upright("n", "red", "medium", (100, 100), stack=["medium"]),))
+    with pytest.raises(ContradictionError, match="no red large flat ship appeared"):
+        rule_move(before, after)
+    # the same without stacks (the detector reports only the outermost piece)
+    before = TableState((Piece.upright("n", "red", "large", (100, 100)),))
+    after = TableState((Piece.upright("n", "red", "medium", (100, 100)),))
+    with pytest.raises(ContradictionError, match="lost its outermost ship"):
+        rule_move(before, after)

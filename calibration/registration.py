@@ -55,10 +55,18 @@ MIN_CANDIDATE_DISTANCE_RATE = 0.05
 # of view, typical of webcams), and how weakly it pulls (σ of log focal length: ±25%).
 TYPICAL_HFOV_DEG = 62.0
 FOCAL_PRIOR_LOG_SIGMA = 0.25
+# Typical noise of one refined corner coordinate, px (measured on synthetic pictures: 0.15-0.2).
+CORNER_NOISE_PX = 0.2
 # RMS reprojection error (px) of the visible markers under the previous pose above which the
 # camera (or the marker sheet) has moved: corner noise is ~0.1-0.3 px, a nudged camera or a
 # slid sheet moves corners by several pixels.
 CAMERA_MOVED_PX = 2.0
+# Below this RMS (px) the previous pose is kept even with every marker in view: it is as good
+# as a new fit (corner noise), and keeping the same object keeps downstream caches.
+SAME_POSE_PX = 0.6
+# A marker whose own corners the fitted camera misses by more than this RMS (px) disagrees
+# with the others (slid on the table, or an id misread in clutter) and is fitted without.
+MARKER_OUTLIER_PX = 3.0
 # The white-balance ring: the paper between the black square and the paper's edge, leaving
 # out this fraction of a module on either side (blur at the black edge, the cut line).
 RING_INSET_MODULES = 0.3
@@ -79,6 +87,7 @@ class Registration:
     camera_moved: bool = False  # visible markers disagree with the previous registration
     reused_previous: bool = False  # the previous pose still fits and was kept
     corners_px: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    rejected: list[int] = field(default_factory=list)  # found but disagreeing with the others: not used
 
 
 def detector_for(dictionary: str) -> cv2.aruco.ArucoDetector:
@@ -134,29 +143,53 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
 
     Raises MarkersNotFoundError (one line, naming the missing ids) when too few are seen."""
     found = find_markers(image_bgr, layout)
-    seen = sorted(found)
-    obj = np.array([c for i in seen for c in layout.marker(i).corners()], np.float64).reshape(-1, 2)
-    img = np.concatenate([found[i] for i in seen]) if seen else np.zeros((0, 2))
     moved = False
-    if previous is not None and seen:
-        err = _rms(previous.view.project(obj) - img)
+    if previous is not None and found:
+        err = _rms(previous.view.project(_table_corners(layout, found)) - _pixel_corners(found))
         moved = err > CAMERA_MOVED_PX
-        if not moved and len(seen) <= len(previous.markers_seen):
-            return Registration(previous.view, seen, err, _paper_white(image_bgr, previous.view, layout, seen),
+        if not moved and (len(found) < len(previous.markers_seen) or err <= SAME_POSE_PX):
+            return Registration(previous.view, sorted(found), err,
+                                _paper_white(image_bgr, previous.view, layout, sorted(found)),
                                 reused_previous=True, corners_px=found)
     need = MIN_MARKERS_WITH_CAMERA if intrinsics is not None else MIN_MARKERS_WITHOUT_CAMERA
-    if len(seen) < need:
-        raise MarkersNotFoundError(_missing_message(layout, seen, need, intrinsics is not None, moved))
+    if len(found) < need:
+        raise MarkersNotFoundError(_missing_message(layout, sorted(found), need, intrinsics is not None, moved))
     h, w = image_bgr.shape[:2]
+    used = dict(found)
+    view = _fit(layout, used, intrinsics, w, h)
+    while _worst_marker_error(layout, used, view) > MARKER_OUTLIER_PX and len(used) > need:
+        # a slid marker or a misread id: leave out the marker whose absence fits the rest best
+        fits = {i: _fit(layout, {j: c for j, c in used.items() if j != i}, intrinsics, w, h) for i in used}
+        drop = min(fits, key=lambda i: fits[i].reprojection_error_px)
+        del used[drop]
+        view = fits[drop]
+    seen = sorted(used)
+    return Registration(view, seen, view.reprojection_error_px, _paper_white(image_bgr, view, layout, seen),
+                        camera_moved=moved, corners_px=found, rejected=sorted(set(found) - set(used)))
+
+
+def _table_corners(layout: MarkerLayout, found: dict[int, np.ndarray]) -> np.ndarray:
+    return np.array([c for i in sorted(found) for c in layout.marker(i).corners()], np.float64).reshape(-1, 2)
+
+
+def _pixel_corners(found: dict[int, np.ndarray]) -> np.ndarray:
+    return np.concatenate([found[i] for i in sorted(found)])
+
+
+def _fit(layout: MarkerLayout, found: dict[int, np.ndarray], intrinsics: Intrinsics | None,
+         w: int, h: int) -> CameraView:
+    obj, img = _table_corners(layout, found), _pixel_corners(found)
     if intrinsics is None:
-        intr, rvec, tvec = _fit_with_focal(obj, img, w, h)
+        intr, rvec, tvec, meta = _fit_with_focal(obj, img, w, h)
     else:
-        intr = intrinsics
+        intr, meta = intrinsics, {"focal_estimated": False}
         rvec, tvec = _fit_pose(obj, img, intr)
-    err = _rms(_project(obj, rvec, tvec, intr) - img)
-    view = CameraView(intr, rvec, tvec, err, meta={"focal_estimated": intrinsics is None})
-    return Registration(view, seen, err, _paper_white(image_bgr, view, layout, seen), camera_moved=moved,
-                        corners_px=found)
+    return CameraView(intr, rvec, tvec, _rms(_project(obj, rvec, tvec, intr) - img), meta=meta)
+
+
+def _worst_marker_error(layout: MarkerLayout, found: dict[int, np.ndarray], view: CameraView) -> float:
+    """RMS error (px) of the marker whose corners the fitted camera reprojects worst."""
+    return max(_rms(view.project(layout.marker(i).corners()) - c) for i, c in found.items())
 
 
 def _missing_message(layout: MarkerLayout, seen: list[int], need: int, with_camera: bool, moved: bool) -> str:
@@ -207,7 +240,8 @@ def focal_from_homography(H: np.ndarray, cx: float, cy: float) -> float | None:
     return 1.0 / math.sqrt(inv_f2) if inv_f2 > 0 else None
 
 
-def _fit_with_focal(obj: np.ndarray, img: np.ndarray, w: int, h: int) -> tuple[Intrinsics, np.ndarray, np.ndarray]:
+def _fit_with_focal(obj: np.ndarray, img: np.ndarray, w: int, h: int
+                    ) -> tuple[Intrinsics, np.ndarray, np.ndarray, dict]:
     """Focal length and pose together: homography start, then joint least squares."""
     cx, cy = (w - 1) / 2, (h - 1) / 2
     f_prior = typical_focal(w)
@@ -215,8 +249,7 @@ def _fit_with_focal(obj: np.ndarray, img: np.ndarray, w: int, h: int) -> tuple[I
     f0 = focal_from_homography(H, cx, cy) if H is not None else None
     if f0 is None or not (f_prior / 5 < f0 < f_prior * 5):
         f0 = f_prior
-    intr0 = Intrinsics(w, h, f0, f0, cx, cy)
-    rvec, tvec = _fit_pose(obj, img, intr0)
+    rvec, tvec = _fit_pose(obj, img, Intrinsics(w, h, f0, f0, cx, cy))
     obj3 = _obj3(obj)
 
     def residuals(p: np.ndarray) -> np.ndarray:
@@ -228,7 +261,18 @@ def _fit_with_focal(obj: np.ndarray, img: np.ndarray, w: int, h: int) -> tuple[I
 
     fit = least_squares(residuals, np.concatenate([[math.log(f0)], rvec, tvec]), method="lm", x_scale="jac")
     f = math.exp(fit.x[0])
-    return Intrinsics(w, h, f, f, cx, cy), fit.x[1:4].copy(), fit.x[4:7].copy()
+    return Intrinsics(w, h, f, f, cx, cy), fit.x[1:4].copy(), fit.x[4:7].copy(), \
+        {"focal_estimated": True, "focal_rel_uncertainty": _focal_uncertainty(fit.jac[:-1])}
+
+
+def _focal_uncertainty(jac: np.ndarray) -> float:
+    """1σ relative uncertainty of the focal length that the corners alone allow (prior left
+    out), for CORNER_NOISE_PX of noise per coordinate; large when the view is square-on."""
+    try:
+        cov = np.linalg.inv(jac.T @ jac)
+    except np.linalg.LinAlgError:
+        return math.inf
+    return float(CORNER_NOISE_PX * math.sqrt(max(cov[0, 0], 0.0)))
 
 
 def _paper_white(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: list[int]) -> np.ndarray:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -53,6 +54,7 @@ def marker_image(layout: MarkerLayout, marker_id: int, side_px: int) -> np.ndarr
     return cv2.aruco.generateImageMarker(layout.aruco, marker_id, side_px, borderBits=1)
 
 
+@lru_cache(maxsize=4)  # a texture takes ~1 s to make; callers must not modify its image
 def layout_texture(layout: MarkerLayout, seed: int = 0, ppmm: float = 3.0, margin_mm: float = 450.0,
                    paper_bgr=(235, 238, 240), table_bgr=(95, 120, 150)) -> Texture:
     """Markers printed on paper (with their quiet zone) lying on a mottled table."""
@@ -141,9 +143,11 @@ def render_plane(texture: Texture, view: CameraView, seed: int = 0, noise_sigma:
     return out
 
 
-def picture_of_layout(layout: MarkerLayout, view: CameraView, seed: int = 0, **options) -> np.ndarray:
-    """The markers of `layout` on a table, seen by `view` (see `render_plane` for options)."""
-    return render_plane(layout_texture(layout, seed), view, seed=seed, **options)
+def picture_of_layout(layout: MarkerLayout, view: CameraView, seed: int = 0, table_seed: int = 0,
+                      **options) -> np.ndarray:
+    """The markers of `layout` on a table (mottled by `table_seed`), seen by `view`; `seed`
+    draws the lamp and the noise (see `render_plane` for options)."""
+    return render_plane(layout_texture(layout, table_seed), view, seed=seed, **options)
 
 
 def random_view(rng: np.random.Generator, layout: MarkerLayout, width: int = 1280, height: int = 960,

@@ -142,3 +142,28 @@ def test_paper_white_is_the_paper_colour():
     image = picture_of_layout(LAYOUT, view, seed=4, lamp=0.0, cast_bgr=(0.8, 0.9, 1.0))
     reg = register(image, LAYOUT, view.intrinsics)
     assert reg.paper_white_bgr == pytest.approx([235 * 0.8, 238 * 0.9, 240], abs=3)
+
+
+def test_a_slid_marker_is_left_out():
+    slid = MarkerLayout(LAYOUT.dictionary, tuple(
+        dataclasses.replace(m, center=(m.center[0] - 15.0, m.center[1] + 10.0)) if m.id == 2 else m
+        for m in LAYOUT.markers))
+    view = whole_views(1, seed=21)[0]
+    reg = register(picture_of_layout(slid, view, seed=5), LAYOUT, view.intrinsics)
+    assert reg.rejected == [2] and reg.markers_seen == [0, 1, 3]
+    assert table_error(reg.view, view, 0.0) < 0.5
+
+
+def test_the_same_picture_again_keeps_the_same_view(scenes):
+    view, image = scenes[0]
+    first = register(image, LAYOUT)
+    again = register(image, LAYOUT, previous=first)
+    assert again.reused_previous and again.view is first.view and again.markers_seen == [0, 1, 2, 3]
+
+
+def test_the_focal_length_uncertainty_is_reported(scenes):
+    straight_down = CameraView.looking_down(distance_mm=900)
+    square_on = register(picture_of_layout(LAYOUT, straight_down, seed=1), LAYOUT).view.meta
+    tilted_view = CameraView.from_look_at(straight_down.intrinsics, (100, 500, 800), (380, 280, 0))
+    tilted = register(picture_of_layout(LAYOUT, tilted_view, seed=1), LAYOUT).view.meta
+    assert tilted["focal_rel_uncertainty"] < 0.05 < square_on["focal_rel_uncertainty"]

@@ -230,17 +230,22 @@ class Part:
     edge_offset: float      # how far (px) the true edge lies outside `outline`
 
 
+_CHANNEL_SUM = np.ones((1, 3), np.float32)
+
+
 def _hue_change(log_ratio: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each pixel's darkening (mean log ratio) and hue change (spread of the channels'
     log ratios about it, the length of its hue part). Each channel counts by how far the
     table's level is above the sensor's noise floor: a dark channel (blue on green felt)
     is mostly noise and JPEG rounding in log units, not hue."""
     level = bg.astype(np.float32)
-    weight = level / (level + NOISE_FLOOR_LEVELS)
-    total = weight.sum(axis=2) + 1e-6
-    mean = (weight * log_ratio).sum(axis=2) / total
-    spread = np.sqrt(3 * (weight * (log_ratio - mean[..., None]) ** 2).sum(axis=2) / total)
-    return mean, spread.astype(np.float32)
+    weight = cv2.divide(level, level + NOISE_FLOOR_LEVELS)
+    total = cv2.transform(weight, _CHANNEL_SUM) + 1e-6
+    weighted = cv2.multiply(weight, log_ratio)
+    mean = cv2.divide(cv2.transform(weighted, _CHANNEL_SUM), total)
+    square = cv2.divide(cv2.transform(cv2.multiply(weighted, log_ratio), _CHANNEL_SUM), total)
+    spread = cv2.sqrt(cv2.max(3 * (square - cv2.multiply(mean, mean)), 0.0))
+    return mean, spread
 
 
 def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> list[Part]:

@@ -3,13 +3,15 @@
 Steps (each timed in `Detection.timings_ms`):
 1. register — the markers give the camera pose (calibration.registration); a previous
    registration can be passed in to skip this on video.
-2. rectify — warp the frame onto a 1 mm grid of the table plane (vision.rectify).
-3. segment — log ratio against the bare table; chroma, darkness beyond shadows and
-   brightness give the foreground (vision.segment).
-4. colour — each blob's median log ratio / reflectance against the colour models.
-5. fit — every plausible 3-D model (upright/flat × small/medium/large, coins) is fitted
-   to the blob outline with the camera's perspective and the piece's height
-   (vision.fit); the one whose silhouette best covers the blob wins.
+2. segment — the frame is warped onto a 1 mm grid of the table plane (vision.rectify);
+   its log ratio against the bare table gives blobs by hue change, darkness beyond
+   shadows and brightness; touching pieces are split (vision.segment).
+3. fit — every plausible 3-D model (upright/flat × small/medium/large, coins) is fitted
+   to each blob's outline with the camera's perspective and the piece's height
+   (vision.fit).
+4. decide — the best model of each blob, its colour against the colour models
+   (calibration.colour), shadows of pieces dropped, ids given in reading order.
+See docs/detection.md.
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ refines their corners to a fraction of a pixel and fits the camera pose (and, wi
 camera.json, the focal length) that best reprojects every corner:
 
 1. markers are found on a half-size copy of the picture (four times fewer pixels for the
-   detector) and their corners refined on the full picture (`cv2.cornerSubPix`); only if
-   that misses some of the layout's markers is the full picture searched;
+   detector) and their corners refined on the full picture: `cv2.cornerSubPix`, then lines
+   fitted to the black square's edges (`calibration.corners`: unbiased by blur, which pulls
+   corner detectors inwards); only if the small copy shows too few markers is the full
+   picture searched;
 2. with intrinsics: IPPE on the undistorted corners, then Levenberg–Marquardt over all
    corners with the lens's distortion;
 3. without: square pixels, the principal point at the picture's centre, no distortion;
@@ -30,6 +32,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from calibration.camera import CameraView, Intrinsics
+from calibration.corners import refine_corners
 from calibration.markers import MIN_MARKERS, MarkerLayout
 from domain import InputError
 
@@ -40,7 +43,10 @@ MIN_MARKERS_WITHOUT_CAMERA = MIN_MARKERS
 # Markers are searched on a copy this many times smaller (the detector's cost goes with the
 # pixel count); pictures whose longer side is below DOWNSCALE_MIN_SIDE are searched as they are.
 # The full picture is searched too only when the small copy shows fewer than MIN_MARKERS of
-# the layout (markers too small for it): a hand over one marker costs no second search.
+# the layout and the ones it shows are small (side under FULL_SEARCH_SIDE_PX full-size
+# pixels: 5 px modules in the copy, near the detector's limit), so others may be too small
+# for it; a hand over one large marker costs no second search.
+FULL_SEARCH_SIDE_PX = 60.0
 DETECT_DOWNSCALE = 2
 DOWNSCALE_MIN_SIDE = 1000
 # Half-width of the cornerSubPix search window at full resolution, pixels: covers the
@@ -55,7 +61,8 @@ MIN_CANDIDATE_DISTANCE_RATE = 0.05
 # of view, typical of webcams), and how weakly it pulls (σ of log focal length: ±25%).
 TYPICAL_HFOV_DEG = 62.0
 FOCAL_PRIOR_LOG_SIGMA = 0.25
-# Typical noise of one refined corner coordinate, px (measured on synthetic pictures: 0.15-0.2).
+# Typical noise of one refined corner coordinate, px, for the focal-length uncertainty: a
+# real camera's (0.03 px is measured on clean synthetic pictures, ~0.5 px on the renderer's).
 CORNER_NOISE_PX = 0.2
 # RMS reprojection error (px) of the visible markers under the previous pose above which the
 # camera (or the marker sheet) has moved: corner noise is ~0.1-0.3 px, a nudged camera or a
@@ -67,9 +74,13 @@ SAME_POSE_PX = 0.6
 # A marker whose own corners the fitted camera misses by more than this RMS (px) disagrees
 # with the others (slid on the table, or an id misread in clutter) and is fitted without.
 MARKER_OUTLIER_PX = 3.0
-# The white-balance ring: the paper between the black square and the paper's edge, leaving
-# out this fraction of a module on either side (blur at the black edge, the cut line).
-RING_INSET_MODULES = 0.3
+# The white-balance ring: paper from RING_INNER to RING_OUTER modules out from the black
+# square: clear of the blur at its edge, and inside the one module of white that any
+# detectable print keeps (the sheet gives QUIET_ZONE_MODULES; a user may cut tighter).
+RING_INNER_MODULES = 0.3
+RING_OUTER_MODULES = 0.9
+# Samples across a ring's outer square: ~300 paper points a marker, plenty for a median.
+RING_STEPS = 60
 
 
 class MarkersNotFoundError(InputError):
@@ -116,15 +127,22 @@ def find_markers(image_bgr: np.ndarray, layout: MarkerLayout) -> dict[int, np.nd
         small = cv2.resize(grey, None, fx=1 / DETECT_DOWNSCALE, fy=1 / DETECT_DOWNSCALE,
                            interpolation=cv2.INTER_AREA)
         found = _decode(detector, small, wanted, scale=DETECT_DOWNSCALE)
-    if len(found) < min(len(wanted), MIN_MARKERS):
+    if len(found) < min(len(wanted), MIN_MARKERS) and _smallest_side(found) < FULL_SEARCH_SIDE_PX:
         found.update({i: c for i, c in _decode(detector, grey, wanted, 1).items() if i not in found})
     if found:
         ids = sorted(found)
         pts = np.concatenate([found[i] for i in ids]).astype(np.float32).reshape(-1, 1, 2)
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
         cv2.cornerSubPix(grey, pts, (SUBPIX_HALF_WINDOW,) * 2, (-1, -1), criteria)
-        found = {i: pts[4 * k:4 * k + 4].reshape(4, 2).astype(np.float64) for k, i in enumerate(ids)}
+        found = {i: refine_corners(grey, pts[4 * k:4 * k + 4].reshape(4, 2).astype(np.float64), layout.modules)
+                 for k, i in enumerate(ids)}
     return found
+
+
+def _smallest_side(found: dict[int, np.ndarray]) -> float:
+    """Shortest side (px) of any marker found; 0 when none is (then search everything)."""
+    sides = [np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1).min() for c in found.values()]
+    return float(min(sides)) if sides else 0.0
 
 
 def _decode(detector, grey: np.ndarray, wanted: set[int], scale: float) -> dict[int, np.ndarray]:
@@ -267,25 +285,30 @@ def _fit_with_focal(obj: np.ndarray, img: np.ndarray, w: int, h: int
 
 def _focal_uncertainty(jac: np.ndarray) -> float:
     """1σ relative uncertainty of the focal length that the corners alone allow (prior left
-    out), for CORNER_NOISE_PX of noise per coordinate; large when the view is square-on."""
-    try:
-        cov = np.linalg.inv(jac.T @ jac)
-    except np.linalg.LinAlgError:
-        return math.inf
-    return float(CORNER_NOISE_PX * math.sqrt(max(cov[0, 0], 0.0)))
+    out) for CORNER_NOISE_PX of noise: the part of d(residuals)/d(log f) that no pose change
+    can mimic measures what the picture says about f; infinite when the view is square-on."""
+    jf, jp = jac[:, 0], jac[:, 1:]
+    unexplained = jf - jp @ np.linalg.lstsq(jp, jf, rcond=None)[0]
+    info = float(unexplained @ unexplained)
+    return CORNER_NOISE_PX / math.sqrt(info) if info > 1e-12 else math.inf
 
 
 def _paper_white(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: list[int]) -> np.ndarray:
     """Median BGR of the white paper ring (quiet zone) around the seen markers' black squares."""
+    pts = np.concatenate([_ring_points(layout, layout.marker(i)) for i in seen])
+    px = np.round(view.project(pts)).astype(int)
     h, w = image.shape[:2]
-    mask = np.zeros((h, w), np.uint8)
-    for i in seen:
-        m = layout.marker(i)
-        module = m.size / layout.modules
-        inner = m.size / 2 + RING_INSET_MODULES * module
-        outer = m.size / 2 + layout.quiet_zone(m) - RING_INSET_MODULES * module
-        for half, value in ((outer, 255), (inner, 0)):
-            sq = [(m.center[0] + dx * half, m.center[1] + dy * half) for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
-            cv2.fillPoly(mask, [np.round(view.project(sq)).astype(np.int32)], value)
-    pixels = image[mask > 0]
-    return np.median(pixels, axis=0).astype(np.float64) if len(pixels) else np.full(3, 255.0)
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    if not inside.any():
+        return np.full(3, 255.0)
+    return np.median(image[px[inside, 1], px[inside, 0]], axis=0).astype(np.float64)
+
+
+def _ring_points(layout: MarkerLayout, m) -> np.ndarray:
+    """A grid of table points (RING_STEPS a side) over the paper ring around marker m."""
+    module = m.size / layout.modules
+    inner, outer = m.size / 2 + RING_INNER_MODULES * module, m.size / 2 + RING_OUTER_MODULES * module
+    g = np.linspace(-outer, outer, RING_STEPS)
+    xx, yy = np.meshgrid(g, g)
+    keep = np.maximum(np.abs(xx), np.abs(yy)) >= inner
+    return np.column_stack([xx[keep] + m.center[0], yy[keep] + m.center[1]])

@@ -47,6 +47,9 @@ COLOUR_MARGIN_CONFIDENT = 1.5
 # Darkest channel (log relative to paper white) of a coin: copper and nickel reflect
 # more than half of every colour; translucent plastic passes under a third of some.
 METAL_LOG_MIN = -0.9
+# A blob bigger than this (mm²) is a hand or an arm (a palm alone is ~85 × 85 mm); even
+# four pieces pressed together cover under half of it.
+HAND_MM2 = 4000.0
 # A dark candidate closer than this (mm) to a coloured piece is taken for its shadow.
 SHADOW_TOUCH_MM = 3.0
 # A blob's colour is measured on its pixels more saturated than this percentile.
@@ -149,6 +152,8 @@ class Detector:
         candidates = [(m, b, False) for m, b in blob_masks(fg, margin)] + \
             [(m, b, True) for m, b in blob_masks(fg, margin, dark=True)]
         for weak, box, dark in candidates:
+            if np.count_nonzero(weak) * res * res > HAND_MM2:
+                continue  # a hand or an arm over the table, not pieces
             for part in refine(fg, weak, box):
                 area = np.count_nonzero(part.mask) * res * res
                 if area < MIN_BLOB_MM2:

@@ -53,6 +53,8 @@ DOWNSCALE_MIN_SIDE = 1000
 # half-size detector's corner error (≤ 1 full-size pixel) with room to spare, yet stays
 # inside one bit cell of a marker seen 60 px wide.
 SUBPIX_HALF_WINDOW = 4
+# Smallest picture worth searching, px a side.
+MIN_PICTURE_SIDE = 32
 # Candidate squares closer than this (fraction of their perimeter) are merged. OpenCV's 0.125
 # merges a black square with the outline of its own paper (1.5 modules of quiet zone put
 # them 0.0625 perimeters apart), and the undecodable paper outline sometimes wins.
@@ -85,6 +87,10 @@ RING_STEPS = 60
 
 class MarkersNotFoundError(InputError):
     """Too few of the layout's markers were found to register the camera."""
+
+
+class PictureError(InputError):
+    """Something that is not a picture was given to register."""
 
 
 @dataclass
@@ -160,6 +166,10 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
     """The camera that took `image_bgr`, from the layout's markers (see the module's notes).
 
     Raises MarkersNotFoundError (one line, naming the missing ids) when too few are seen."""
+    if not isinstance(image_bgr, np.ndarray) or image_bgr.dtype != np.uint8 or image_bgr.ndim not in (2, 3) \
+            or min(image_bgr.shape[:2]) < MIN_PICTURE_SIDE:
+        raise PictureError("expected a picture: an 8-bit BGR or grey array at least "
+                           f"{MIN_PICTURE_SIDE} px a side")
     found = find_markers(image_bgr, layout)
     moved = False
     if previous is not None and found:

@@ -8,7 +8,7 @@ import pytest
 
 from calibration.camera import CameraView, Intrinsics
 from calibration.markers import Marker, MarkerLayout
-from calibration.registration import CAMERA_MOVED_PX, MarkersNotFoundError, find_markers, register
+from calibration.registration import CAMERA_MOVED_PX, MarkersNotFoundError, PictureError, find_markers, register
 from calibration.synthetic import picture_of_layout, random_view
 
 LAYOUT = MarkerLayout.default()
@@ -167,3 +167,17 @@ def test_the_focal_length_uncertainty_is_reported(scenes):
     tilted_view = CameraView.from_look_at(straight_down.intrinsics, (100, 500, 800), (380, 280, 0))
     tilted = register(picture_of_layout(LAYOUT, tilted_view, seed=1), LAYOUT).view.meta
     assert tilted["focal_rel_uncertainty"] < 0.05 < square_on["focal_rel_uncertainty"]
+
+
+def test_corners_are_found_to_a_tenth_of_a_pixel_even_when_blurred(scenes):
+    for view, image in scenes[:2]:
+        soft = cv2.GaussianBlur(image, (0, 0), 1.3)  # an out-of-focus lens rounds the corners
+        found = find_markers(soft, LAYOUT)
+        errors = [np.abs(c - view.project(LAYOUT.marker(i).corners())).max() for i, c in found.items()]
+        assert sorted(found) == [0, 1, 2, 3] and max(errors) < 0.15
+
+
+@pytest.mark.parametrize("bad", [None, np.zeros((10, 10, 3), np.uint8), np.zeros((480, 640, 3), np.float32)])
+def test_something_that_is_not_a_picture_is_refused(bad):
+    with pytest.raises(PictureError, match="expected a picture"):
+        register(bad, LAYOUT)

@@ -117,10 +117,7 @@ class Detector:
     # -- steps -----------------------------------------------------------------------
     def register(self, image: np.ndarray):
         """The camera pose from the markers in this picture."""
-        try:
-            from calibration.registration import register
-        except ImportError:  # the calibration package's registration not installed: the live stand-in
-            from vision.live.fallback_registration import register
+        from calibration.registration import register
         return register(image, self.layout, self._intrinsics_for(image))
 
     def _intrinsics_for(self, image: np.ndarray) -> Intrinsics | None:

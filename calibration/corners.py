@@ -36,8 +36,8 @@ def refine_corners(grey: np.ndarray, corners: np.ndarray, modules: int) -> np.nd
     x1, y1 = np.ceil(corners.max(axis=0) + reach + 3).astype(int)
     crop = grey[y0:y1, x0:x1].astype(np.float32)
     local = corners - (x0, y0)
-    lines = [_edge_line(crop, local[k], local[(k + 1) % 4], reach) for k in range(4)]
-    if any(line is None for line in lines):
+    lines = _edge_lines(crop, local, reach)
+    if lines is None:
         return corners
     out = corners.copy()
     for k in range(4):  # corner k is where side k−1 (into it) meets side k (out of it)
@@ -47,34 +47,47 @@ def refine_corners(grey: np.ndarray, corners: np.ndarray, modules: int) -> np.nd
     return out
 
 
-def _edge_line(grey: np.ndarray, a: np.ndarray, b: np.ndarray, reach: float):
-    """(point, unit direction) of the black square's edge from corner a to corner b, or None."""
-    length = float(np.linalg.norm(b - a))
-    d = (b - a) / length
-    n = np.array([d[1], -d[0]])  # outward: towards the paper for clockwise corners
-    ts = np.linspace(*SIDE_SPAN, max(6, int(length * (SIDE_SPAN[1] - SIDE_SPAN[0]) / 2)))
+def _edge_lines(grey: np.ndarray, corners: np.ndarray, reach: float):
+    """[(point, unit direction)] of the black square's four edges (side k from corner k to
+    k+1), or None when one cannot be seen. All profiles are sampled in one remap."""
+    a, b = corners, np.roll(corners, -1, axis=0)
+    length = np.linalg.norm(b - a, axis=1)
+    d = (b - a) / length[:, None]
+    n = np.column_stack([d[:, 1], -d[:, 0]])  # outward: towards the paper for clockwise corners
+    ts = np.linspace(*SIDE_SPAN, max(6, int(length.min() * (SIDE_SPAN[1] - SIDE_SPAN[0]) / 2)))
     ss = np.arange(-reach, reach + 1e-9, PROFILE_STEP_PX)
-    pts = a[None, None, :] + (ts[:, None, None] * length) * d + ss[None, :, None] * n
-    prof = cv2.remap(grey, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32), cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_REPLICATE).astype(np.float64)
+    along = a[:, None, :] + (ts[None, :, None] * length[:, None, None]) * d[:, None, :]  # 4 × T × 2
+    pts = along[:, :, None, :] + ss[None, None, :, None] * n[:, None, None, :]  # 4 × T × S × 2
+    flat = pts.reshape(-1, len(ss), 2).astype(np.float32)
+    prof = cv2.remap(grey, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float64).reshape(4, len(ts), len(ss))
+    lines = []
+    for k in range(4):
+        edge = _crossings(prof[k], ss)
+        if edge is None:
+            return None
+        s, ok = edge
+        on_edge = along[k][ok] + s[:, None] * n[k]
+        centre = on_edge.mean(axis=0)
+        _, _, vt = np.linalg.svd(on_edge - centre)
+        lines.append((centre, vt[0]))
+    return lines
+
+
+def _crossings(prof: np.ndarray, ss: np.ndarray):
+    """Where each profile (row; dark inside → light outside) crosses half-way, as offsets
+    along it, and which rows gave one; None when fewer than 3 do."""
     dark, light = prof[:, :2].mean(axis=1), prof[:, -2:].mean(axis=1)
-    good = light - dark >= MIN_EDGE_CONTRAST
-    if good.sum() < 3:
-        return None
-    prof, lo, hi, ts = prof[good], dark[good], light[good], ts[good]
-    half = (lo + hi) / 2
+    half = (dark + light) / 2
     above = prof >= half[:, None]
     j = np.argmax(above, axis=1)  # first sample past half-way
-    ok = above.any(axis=1) & (j > 0)
+    ok = (light - dark >= MIN_EDGE_CONTRAST) & above.any(axis=1) & (j > 0)
     if ok.sum() < 3:
         return None
-    rows, j, half, ts = np.flatnonzero(ok), j[ok], half[ok], ts[ok]
+    rows, j = np.flatnonzero(ok), j[ok]
     before, after = prof[rows, j - 1], prof[rows, j]
-    s = ss[j - 1] + (half - before) / np.maximum(after - before, 1e-9) * PROFILE_STEP_PX
-    pts = a + (ts * length)[:, None] * d + s[:, None] * n
-    centre = pts.mean(axis=0)
-    _, _, vt = np.linalg.svd(pts - centre)
-    return centre, vt[0]
+    s = ss[j - 1] + (half[ok] - before) / np.maximum(after - before, 1e-9) * PROFILE_STEP_PX
+    return s, ok
 
 
 def _intersect(l1, l2) -> np.ndarray | None:

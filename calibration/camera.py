@@ -205,7 +205,8 @@ class CameraView:
         """Approximate size of one pixel on the table near `table_xy`, mm."""
         p = np.array([table_xy, (table_xy[0] + 1.0, table_xy[1]), (table_xy[0], table_xy[1] + 1.0)])
         px = self.project(p)
-        return 1.0 / math.sqrt(abs(np.cross(px[1] - px[0], px[2] - px[0])))
+        (ax, ay), (bx, by) = px[1] - px[0], px[2] - px[0]
+        return 1.0 / math.sqrt(abs(ax * by - ay * bx))
 
     def to_dict(self) -> dict[str, Any]:
         return {"intrinsics": self.intrinsics.to_dict(), "rvec": [float(v) for v in np.ravel(self.rvec)],

@@ -11,11 +11,11 @@ camera.json, the focal length) that best reprojects every corner:
    picture searched;
 2. with intrinsics: IPPE on the undistorted corners, then Levenberg–Marquardt over all
    corners with the lens's distortion;
-3. without: square pixels, the principal point at the picture's centre, no distortion;
-   the focal length from the table-to-picture homography (Zhang's two orthogonality
-   constraints), then focal length and pose refined together (`scipy.optimize.least_squares`)
-   with a weak pull towards a typical lens for the nearly straight-down views where one
-   plane cannot tell a long lens far away from a short lens close by.
+3. without: square pixels, the principal point at the picture's centre; the focal length
+   from the table-to-picture homography (Zhang's two orthogonality constraints), then focal
+   length, radial distortion k1 and pose refined together (`scipy.optimize.least_squares`)
+   with weak pulls towards a typical lens and k1 = 0 (for the nearly straight-down views
+   where one plane cannot tell a long lens far away from a short lens close by).
 
 With `previous` (the last frame's registration) a frame whose visible markers still agree
 with the previous pose keeps it (the same `CameraView` object, so per-camera caches
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -310,8 +311,7 @@ def _focal_uncertainty(jac: np.ndarray) -> float:
 
 def _paper_white(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: list[int]) -> np.ndarray:
     """Median BGR of the white paper ring (quiet zone) around the seen markers' black squares."""
-    pts = np.concatenate([_ring_points(layout, layout.marker(i)) for i in seen])
-    px = np.round(view.project(pts)).astype(int)
+    px = np.round(view.project(_ring_points(layout, tuple(seen)))).astype(int)
     h, w = image.shape[:2]
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     if not inside.any():
@@ -319,11 +319,15 @@ def _paper_white(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen
     return np.median(image[px[inside, 1], px[inside, 0]], axis=0).astype(np.float64)
 
 
-def _ring_points(layout: MarkerLayout, m) -> np.ndarray:
-    """A grid of table points (RING_STEPS a side) over the paper ring around marker m."""
-    module = m.size / layout.modules
-    inner, outer = m.size / 2 + RING_INNER_MODULES * module, m.size / 2 + RING_OUTER_MODULES * module
-    g = np.linspace(-outer, outer, RING_STEPS)
-    xx, yy = np.meshgrid(g, g)
-    keep = np.maximum(np.abs(xx), np.abs(yy)) >= inner
-    return np.column_stack([xx[keep] + m.center[0], yy[keep] + m.center[1]])
+@lru_cache(maxsize=16)
+def _ring_points(layout: MarkerLayout, ids: tuple[int, ...]) -> np.ndarray:
+    """A grid of table points (RING_STEPS a side) over the paper rings around markers `ids`."""
+    out = []
+    for m in map(layout.marker, ids):
+        module = m.size / layout.modules
+        inner, outer = m.size / 2 + RING_INNER_MODULES * module, m.size / 2 + RING_OUTER_MODULES * module
+        g = np.linspace(-outer, outer, RING_STEPS)
+        xx, yy = np.meshgrid(g, g)
+        keep = np.maximum(np.abs(xx), np.abs(yy)) >= inner
+        out.append(np.column_stack([xx[keep] + m.center[0], yy[keep] + m.center[1]]))
+    return np.concatenate(out)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from typing import Any, Mapping
@@ -33,11 +32,7 @@ def real_detector(config: Mapping[str, Any] | None = None) -> Any:
     from vision.pipeline import Detector
     config = config or {}
     intrinsics = Intrinsics.load(config["CAMERA"]) if config.get("CAMERA") else None
-    detector = Detector(layout_of(config), intrinsics, config.get("COLOURS"))
-    if importlib.util.find_spec("calibration.registration") is None:  # not there yet: a minimal stand-in
-        from vision.live.fallback_registration import register
-        detector.register = lambda image: register(image, detector.layout, detector.intrinsics)
-    return detector
+    return Detector(layout_of(config), intrinsics, config.get("COLOURS"))
 
 
 def layout_of(config: Mapping[str, Any]) -> MarkerLayout:
@@ -45,10 +40,7 @@ def layout_of(config: Mapping[str, Any]) -> MarkerLayout:
 
 
 def real_annotate() -> Any:
-    try:
-        from vision.annotate import annotate
-    except ImportError:
-        return None
+    from vision.annotate import annotate
     return annotate
 
 

@@ -26,11 +26,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Browser tests drive Debian's Chromium through Playwright (Playwright's own browser
-# download cannot reach its servers here).
+# download cannot reach its servers here); the marker-sheet tests rasterise the PDF with
+# poppler's pdftoppm.
 browser:
-	@test -x $(CHROMIUM) || { \
+	@{ test -x $(CHROMIUM) && command -v pdftoppm >/dev/null; } || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -q && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+	  $$SUDO apt-get update -q && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium poppler-utils; }
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -34,7 +34,7 @@ from scipy.optimize import least_squares
 
 from calibration.camera import CameraView, Intrinsics
 from calibration.corners import refine_corners
-from calibration.markers import MIN_MARKERS, MarkerLayout
+from calibration.markers import MIN_MARKERS, MarkerLayout, aruco_dictionary
 from domain import InputError
 
 # With a camera.json the pose has 6 unknowns: two markers (8 corners, not all on a line) fix
@@ -120,7 +120,6 @@ _DETECTORS: dict[str, cv2.aruco.ArucoDetector] = {}
 
 
 def _make_detector(dictionary: str) -> cv2.aruco.ArucoDetector:
-    from calibration.markers import aruco_dictionary
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # refined at full size below
     params.minMarkerDistanceRate = MIN_CANDIDATE_DISTANCE_RATE

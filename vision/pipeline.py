@@ -56,6 +56,18 @@ SHADOW_TOUCH_MM = 3.0
 SATURATED_PERCENTILE = 75
 # Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0
+# Tinted shadow: darker than the table with under this share of the piece's hue change
+# (its median chroma); a lamp through the plastic diluted by the other lights.
+TINT_SHARE = 0.6
+# ... and darker than the table by more than its texture and noise (log, ~14 %).
+SHADOW_DARKER = -0.15
+# A hypothesis whose silhouette covers at least SHADOW_MIN_MM2 of the blob beyond a
+# rival's (grown by SHADOW_EDGE_PX for the blurred edge), SHADOW_SHARE of it tinted
+# shadow, loses to that rival if the rival costs at most SHADOW_SWAP_COST_MM more.
+SHADOW_MIN_MM2 = 20.0
+SHADOW_EDGE_PX = 1
+SHADOW_SHARE = 0.5
+SHADOW_SWAP_COST_MM = 1.5
 # Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
 COLOUR_ERODE_PX = 2
 
@@ -92,6 +104,7 @@ class _Blob:
     area_mm2: float
     observed: np.ndarray   # median log colour relative to paper white (b, g, r)
     table: np.ndarray      # the bare table's, under the piece
+    shadow: np.ndarray     # bool, in the box: darker than the table and paler than the piece
     dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
 
 
@@ -158,7 +171,7 @@ class Detector:
                 inner = cv2.erode(part.mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 observed, table = _colour_of(fg.log_reflectance(*box)[sel], fg.table_log_reflectance(*box)[sel])
-                out.append(_Blob(part, np.array(box[:2]), area, observed, table, dark))
+                out.append(_Blob(part, np.array(box[:2]), area, observed, table, _tinted_shadow(fg, box, sel), dark))
         return out
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -225,7 +238,7 @@ class Detector:
             if not options:
                 continue
             options.sort(key=_cost)
-            best = options[0]
+            best = _not_explaining_shadow(options, b, self.grid, camera)
             if best.iou < IOU_MIN:
                 continue
             rival = next((_cost(f) for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
@@ -257,6 +270,63 @@ class Detector:
 
 def _cost(f: fitting.Fit) -> float:
     return f.rms + IOU_COST_MM * (1.0 - f.iou)
+
+
+def _tinted_shadow(fg: Foreground, box: tuple[int, int, int, int], inner: np.ndarray) -> np.ndarray:
+    """Pixels of a blob's box that look like light through the piece falling on the
+    table: darker than the bare table and with less than TINT_SHARE of the piece's hue
+    change. The plastic filters all the light seen through it; its shadow is lit by the
+    other lamps and the room as well, so the same tint comes diluted."""
+    x, y, w, h = box
+    hue = fg.hue[y:y + h, x:x + w]
+    chroma = np.hypot(hue[..., 0], hue[..., 1])
+    typical = float(np.median(chroma[inner])) if inner.any() else 0.0
+    return (fg.lum[y:y + h, x:x + w] < SHADOW_DARKER) & (chroma < TINT_SHARE * typical)
+
+
+def _model_mask(fit: fitting.Fit, shape: tuple[int, int], origin_mm: np.ndarray, res: float,
+                camera: np.ndarray) -> np.ndarray:
+    """A pyramid hypothesis's apparent silhouette drawn in a blob's box (bool)."""
+    h = fit.hypothesis
+    out = np.zeros(shape, np.uint8)
+    poly = (silhouette(h.kind, h.size, fit.params, camera) - origin_mm) / res - 0.5  # type: ignore[arg-type]
+    cv2.fillConvexPoly(out, np.round(poly * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    return out > 0
+
+
+def _not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+                           camera: np.ndarray) -> fitting.Fit:
+    """The cheapest hypothesis, unless what it covers beyond a smaller rival (another
+    pose or size, nearly as good) is mostly tinted shadow: then the rival, whose
+    silhouette holds the piece's plastic, is the piece and the rest its shadow. An upright
+    piece and the coloured shadow beside it look like a flat piece pointing away from
+    the lamp; a flat piece and its shadow like a bigger flat piece."""
+    best = options[0]
+    if best.hypothesis.kind == COIN or b.dark:
+        return best
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    shape = b.part.mask.shape
+    grow = np.ones((2 * SHADOW_EDGE_PX + 1,) * 2, np.uint8)
+    # the blob's rim mixes piece and table: neither plastic nor shadow
+    drawn = _model_mask(best, shape, origin, grid.res, camera)
+    cover = drawn & (cv2.erode(b.part.mask, grow) > 0)
+    seen = set()
+    for f in options[1:]:
+        h = f.hypothesis
+        key = (h.kind, h.size)
+        if h.kind == COIN or key == (best.hypothesis.kind, best.hypothesis.size) or key in seen:
+            continue
+        seen.add(key)
+        if _cost(f) > _cost(best) + SHADOW_SWAP_COST_MM or f.iou < IOU_MIN:
+            continue
+        inner = _model_mask(f, shape, origin, grid.res, camera)
+        if np.count_nonzero(inner) >= np.count_nonzero(drawn):
+            continue  # only a smaller rival can leave a shadow out
+        beyond = cover & ~(cv2.dilate(inner.astype(np.uint8), grow) > 0)
+        if np.count_nonzero(beyond) * grid.res ** 2 >= SHADOW_MIN_MM2 and \
+                np.mean(b.shadow[beyond]) >= SHADOW_SHARE:
+            return f
+    return best
 
 
 def _metallic(observed: np.ndarray) -> bool:

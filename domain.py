@@ -36,6 +36,19 @@ class InputError(ValueError):
     """
 
 
+def read_json_file(path: str, what: str, error: type[InputError] = InputError) -> Any:
+    """Parse the JSON file at `path`; any failure is `error` with a one-line reason naming `what`."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise error(f"cannot read {what} {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise error(f"{what} {path} is not a UTF-8 text file") from None
+    except json.JSONDecodeError as e:
+        raise error(f"{what} {path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+
+
 class StateError(InputError):
     """A table-state file or dict that cannot be trusted: say why in one line."""
 
@@ -411,15 +424,9 @@ class TableState:
 
     @classmethod
     def load(cls, path: str) -> "TableState":
+        data = read_json_file(path, "table state", StateError)
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise StateError(f"cannot read {path}: {e.strerror}") from None
-        except UnicodeDecodeError:
-            raise StateError(f"{path} is not a UTF-8 text file") from None
-        try:
-            return cls.from_json(text)
+            return cls.from_dict(data)
         except StateError as e:
             raise StateError(f"{path}: {e}") from None
 

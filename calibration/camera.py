@@ -18,7 +18,6 @@ we keep a right-handed frame internally and expose heights as positive numbers:
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -26,7 +25,7 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
-from domain import InputError
+from domain import InputError, read_json_file
 
 
 class CameraFileError(InputError):
@@ -80,13 +79,7 @@ class Intrinsics:
 
     @classmethod
     def load(cls, path: str) -> "Intrinsics":
-        try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except OSError as e:
-            raise CameraFileError(f"cannot read camera file {path}: {e.strerror}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CameraFileError(f"camera file {path} is not valid JSON: {e}") from None
+        data = read_json_file(path, "camera file", CameraFileError)
         return cls.from_dict(data, source=path)
 
     @classmethod

@@ -25,7 +25,7 @@ from typing import Any
 
 import cv2
 
-from domain import InputError, Point
+from domain import InputError, Point, read_json_file
 
 # Fewer markers than this cannot fix the table frame and estimate the camera from one picture.
 MIN_MARKERS = 4
@@ -128,13 +128,7 @@ class MarkerLayout:
 
     @classmethod
     def load(cls, path: str) -> "MarkerLayout":
-        try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except OSError as e:
-            raise MarkerLayoutError(f"cannot read marker layout {path}: {e.strerror}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise MarkerLayoutError(f"marker layout {path} is not valid JSON: {e}") from None
+        data = read_json_file(path, "marker layout", MarkerLayoutError)
         return cls.from_dict(data, source=path)
 
     @classmethod

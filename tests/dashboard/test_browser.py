@@ -9,34 +9,20 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 
 import pytest
-from werkzeug.serving import make_server
 
 from server.app import create_app
 from server.startup import DEMO_FOOTAGE
 from tests.dashboard.conftest import AFTER, BEFORE
+from tests.browser import browser, requires_chromium, serve_in_thread  # noqa: F401 (fixture)
 from tests.live.fakes import FakeDetector, ListSource, turn_clip
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 # A ruling must reach the page within this long of the loop issuing it (SSE + redraw), ms;
 # the real detector reading the footage's still frames takes most of the budget.
 RULING_TIMEOUT_MS = 60000
 
-pytestmark = [pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Chromium not installed (make browser)"),
-              pytest.mark.timeout(180)]
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+pytestmark = [requires_chromium, pytest.mark.timeout(180)]
 
 
 @pytest.fixture
@@ -45,10 +31,9 @@ def serve(tmp_path):
 
     def start(**config):
         app = create_app({"DATABASE": str(tmp_path / "games.sqlite3"), **config})
-        srv = make_server("127.0.0.1", 0, app, threaded=True)
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        url, srv = serve_in_thread(app)
         running.append((srv, app))
-        return f"http://127.0.0.1:{srv.server_port}", app
+        return url, app
 
     yield start
     for srv, app in running:

@@ -2,41 +2,23 @@
 
 from __future__ import annotations
 
-import os
-import threading
-
 import pytest
-from werkzeug.serving import make_server
 
+from tests.browser import browser, requires_chromium, serve_in_thread  # noqa: F401 (fixture)
 from tests.martian_chess.helpers import ENDGAME, make_app
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 # Milliseconds a page may take to show a move made elsewhere (SSE round trip + redraw).
 SYNC_TIMEOUT_MS = 5000
 
-pytestmark = [pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Chromium not installed (make browser)"),
-              pytest.mark.timeout(120)]
+pytestmark = [requires_chromium, pytest.mark.timeout(120)]
 
 
 @pytest.fixture
 def server(tmp_path):
     app = make_app(str(tmp_path / "games.sqlite3"), MARTIAN_CHESS_START=ENDGAME, MARTIAN_CHESS_FIRST="bottom")
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.server_port}"
+    url, srv = serve_in_thread(app)
+    yield url
     srv.shutdown()
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def piece_on(page, square: str):

@@ -336,10 +336,13 @@ def _metallic(observed: np.ndarray) -> bool:
 
 
 def _colour_of(pixels: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A blob's colour (and the table's under it): the median of its most saturated
-    pixels. Faces mirroring a lamp or a window are paler than the plastic; the others
-    carry its hue."""
-    sat = np.linalg.norm(pixels - pixels.mean(axis=1, keepdims=True), axis=1)
+    """A blob's colour (and the table's under it): the median of the pixels whose hue
+    differs most from the bare table's. Faces mirroring a lamp or a window are paler
+    than the plastic, and the blurred rim mixes in the table (which may itself be more
+    saturated than the piece: blue plastic over orange wood looks greyish); the pixels
+    where the plastic filters the table's light most carry its hue."""
+    change = pixels - table
+    sat = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
     keep = sat >= np.percentile(sat, SATURATED_PERCENTILE)
     return np.median(pixels[keep], axis=0), np.median(table[keep], axis=0)
 

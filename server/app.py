@@ -24,7 +24,6 @@ from flask import Flask, jsonify
 from domain import InputError
 from server.bus import EventBus
 from server.db import NotFound, Store
-from server.live import LiveService
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -41,7 +40,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["DATABASE"] = os.path.join(app.instance_path, "demo.sqlite3")
     os.makedirs(os.path.dirname(app.config["DATABASE"]) or ".", exist_ok=True)
 
-    from server.startup import build_service
+    from server.startup import build_service  # imports the vision stack: only when an app is made
     service = build_service(app.config, Store(app.config["DATABASE"]), EventBus())
     app.extensions["live"] = service
 
@@ -50,10 +49,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         return jsonify({"error": str(e)}), 404 if isinstance(e, NotFound) else 400
 
     # Blueprints: each feature registers here.
+    from server.martian_chess import bp as martian_chess
     from server.routes_api import api
     from server.routes_pages import pages
-    app.register_blueprint(api)
-    app.register_blueprint(pages)
-    from server.martian_chess import bp as martian_chess
-    app.register_blueprint(martian_chess)
+    for blueprint in (api, pages, martian_chess):
+        app.register_blueprint(blueprint)
     return app

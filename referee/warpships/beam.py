@@ -15,12 +15,12 @@ sideways (half the large base: the beam runs through the middle) before missing 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from domain import Point, TableState
 from referee import geometry as g
-from referee.warpships.table import Ship, ShipError, Table, confidence_error_mm
+from referee.warpships.table import Ship, ShipError, Table
 
 
 # Turning a ship further than this about its nose is no longer "the same aim": the angular
@@ -103,17 +103,14 @@ def rule_beam(state: TableState, ship_id: str, *, uncertainty_mm: float = 0.0,
               heading_uncertainty_deg: float = 0.0) -> BeamRuling:
     """Rule the beam of flat ship `ship_id` on `state` (see the module doc).
 
-    Too close to call: the beam's sideways `clearance` within `uncertainty_mm` (or the
-    error implied by the firing or target ship's confidence, if larger), or its `turn`
-    within `heading_uncertainty_deg`.
+    Too close to call: the beam's sideways `clearance` within `uncertainty_mm` (the
+    measuring error the caller states), or its `turn` within `heading_uncertainty_deg`.
     """
     table = Table.of(state)
     firing = table.ship(ship_id)
     if not firing.flat:
         raise ShipError(f"ship {ship_id} is upright: only flat (flying) ships fire a beam")
-    r = cast_beam(table, firing, uncertainty_mm=uncertainty_mm, heading_uncertainty_deg=heading_uncertainty_deg)
-    involved = [firing.piece] + ([table.ship(r.target).piece] if r.target else [])
-    return replace(r, uncertainty_mm=max(uncertainty_mm, confidence_error_mm(involved)))
+    return cast_beam(table, firing, uncertainty_mm=uncertainty_mm, heading_uncertainty_deg=heading_uncertainty_deg)
 
 
 def shadows(table: Table, firing: Ship) -> list[_Shadow]:

@@ -26,7 +26,7 @@ from referee import geometry as g
 from referee.warpships.match import Change, find_change
 from referee.warpships.placement import (FLUSH_TOLERANCE_MM, Placement, best_placement, fly_locus,
                                          landing_locus, launch_loci)
-from referee.warpships.table import ContradictionError, Ship, Table, confidence_error_mm
+from referee.warpships.table import ContradictionError, Ship, Table
 
 
 @dataclass(frozen=True)
@@ -75,8 +75,7 @@ def rule_move(before: TableState, after: TableState, *, uncertainty_mm: float = 
                                  f"({before.warp_diameter} mm, then {after.warp_diameter} mm)")
     tb, ta = Table.of(before), Table.of(after)
     change = find_change(before, after)
-    return judge(change, tb, ta, uncertainty_mm=max(
-        uncertainty_mm, confidence_error_mm([change.before, change.after])))
+    return judge(change, tb, ta, uncertainty_mm=uncertainty_mm)
 
 
 def judge(change: Change, tb: Table, ta: Table, *, uncertainty_mm: float = 0.0) -> MoveRuling:

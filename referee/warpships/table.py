@@ -23,11 +23,6 @@ from referee import geometry as g
 # interpenetrated; a real overlap of solid plastic is impossible.
 OVERLAP_TOLERANCE_MM = 1.5
 
-# Confidence -> position error (mm) when the caller gives no uncertainty: a piece the
-# detector is 95 % sure of is taken to be within 1 mm. A heuristic, documented as such.
-CONFIDENCE_TO_MM = 20.0
-
-
 class ContradictionError(StateError):
     """The table state(s) cannot all be true (overlapping ships, vanished ships, ...)."""
 
@@ -130,8 +125,3 @@ def check_no_overlap(ships: tuple[Ship, ...]) -> None:
                 first, second = sorted((a.id, b.id))
                 raise ContradictionError(f"pieces {first} and {second} overlap by {-sep:.1f} mm: "
                                          "two ships cannot share the same spot")
-
-
-def confidence_error_mm(pieces: list[Piece]) -> float:
-    """The position error implied by the least confident of these pieces, mm."""
-    return max((CONFIDENCE_TO_MM * (1.0 - p.confidence) for p in pieces), default=0.0)

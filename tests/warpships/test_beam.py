@@ -153,10 +153,11 @@ def test_turn_stops_where_a_nearer_ship_comes_into_the_aim():
     assert r.turn == pytest.approx(math.degrees(math.atan2(10 - HALF_S, 60 + HALF_S)), abs=1e-9)
 
 
-def test_low_confidence_pieces_widen_the_call():
-    # clearance 1.5 mm; a target seen with confidence 0.9 is taken to be within 2 mm
+def test_stated_uncertainty_widens_the_call_and_confidence_does_not():
+    # clearance 1.5 mm: a shot when measured exactly, too close to call within 2 mm
     sure = table(shooter(), Piece.upright("t", "green", "large", (150.0, 11.2)))
-    unsure = table(shooter(), Piece.upright("t", "green", "large", (150.0, 11.2), confidence=0.9))
+    unsure = table(shooter(), Piece.upright("t", "green", "large", (150.0, 11.2), confidence=0.5))
     assert rule_beam(sure, "f").call == "shot"
-    r = rule_beam(unsure, "f")
+    assert rule_beam(unsure, "f").call == "shot"
+    r = rule_beam(sure, "f", uncertainty_mm=2.0)
     assert r.clearance == pytest.approx(1.5, abs=1e-9) and r.call == "too close to call"

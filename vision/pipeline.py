@@ -227,6 +227,9 @@ class Detector:
             b = found[h.blob]
             origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
             iou = fitting.silhouette_iou(h, p, b.part.mask, b.part.undecided, origin, res, camera)
+            if h.kind != COIN:
+                # the silhouette must lie on the outline as well as the outline on it
+                e = 0.5 * (e + _reverse_rms(h, p, b, origin, res, camera))
             per_blob[h.blob].append(fitting.Fit(h, p, float(e), iou))
         return per_blob
 
@@ -270,6 +273,30 @@ class Detector:
 
 def _cost(f: fitting.Fit) -> float:
     return f.rms + IOU_COST_MM * (1.0 - f.iou)
+
+
+def _reverse_rms(h: fitting.Hypothesis, params: np.ndarray, b: _Blob, origin_mm: np.ndarray, res: float,
+                 camera: np.ndarray) -> float:
+    """Robust RMS distance (mm) of points along a hypothesis's apparent silhouette to the
+    blob's outline: a bigger model can lay its sides on the blob's and reach past its
+    ends (there it costs only overlap); this is the check the other way round. Past
+    undecided pixels (a shaded face?) the reach costs OPEN_WEIGHT as much."""
+    poly = silhouette(h.kind, h.size, params, camera)  # type: ignore[arg-type]
+    closed = np.vstack([poly, poly[:1]])
+    s = np.concatenate([[0], np.cumsum(np.hypot(*np.diff(closed, axis=0).T))])
+    t = np.linspace(0, s[-1], fitting.OUTLINE_POINTS, endpoint=False)
+    pts = np.column_stack([np.interp(t, s, closed[:, 0]), np.interp(t, s, closed[:, 1])])
+    outline = origin_mm + (b.part.outline + 0.5) * res
+    # signed distance to a convex polygon: the largest signed distance to its edges' lines
+    edge = np.roll(outline, -1, axis=0) - outline
+    normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(*edge.T), 1e-9)[:, None]
+    normal *= np.sign(np.sum(normal * (outline - outline.mean(axis=0)), axis=1))[:, None]
+    d = np.max(np.einsum("kmj,mj->km", pts[:, None, :] - outline[None], normal),
+               axis=1) - b.part.edge_offset * res
+    ij = np.clip(np.round((pts - origin_mm) / res - 0.5).astype(int), 0, np.array(b.part.mask.shape[::-1]) - 1)
+    open_side = b.part.undecided[ij[:, 1], ij[:, 0]] > 0
+    rho = fitting.ROBUST_MM ** 2 * np.log1p((d / fitting.ROBUST_MM) ** 2) * np.where(open_side & (d > 0), fitting.OPEN_WEIGHT, 1.0)
+    return float(np.sqrt(np.mean(rho)))
 
 
 def _tinted_shadow(fg: Foreground, box: tuple[int, int, int, int], inner: np.ndarray) -> np.ndarray:

@@ -227,9 +227,8 @@ class Detector:
             b = found[h.blob]
             origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
             iou = fitting.silhouette_iou(h, p, b.part.mask, b.part.undecided, origin, res, camera)
-            if h.kind != COIN:
-                # the silhouette must lie on the outline as well as the outline on it
-                e = 0.5 * (e + _reverse_rms(h, p, b, origin, res, camera))
+            # the silhouette must lie on the outline as well as the outline on it
+            e = 0.5 * (e + _reverse_rms(h, p, b, origin, res, camera))
             per_blob[h.blob].append(fitting.Fit(h, p, float(e), iou))
         return per_blob
 
@@ -281,7 +280,11 @@ def _reverse_rms(h: fitting.Hypothesis, params: np.ndarray, b: _Blob, origin_mm:
     blob's outline: a bigger model can lay its sides on the blob's and reach past its
     ends (there it costs only overlap); this is the check the other way round. Past
     undecided pixels (a shaded face?) the reach costs OPEN_WEIGHT as much."""
-    poly = silhouette(h.kind, h.size, params, camera)  # type: ignore[arg-type]
+    if h.kind == COIN:
+        a = np.linspace(0, 2 * np.pi, fitting.OUTLINE_POINTS, endpoint=False)
+        poly = params[:2] + h.coin.diameter / 2 * np.column_stack([np.cos(a), np.sin(a)])  # type: ignore[union-attr]
+    else:
+        poly = silhouette(h.kind, h.size, params, camera)  # type: ignore[arg-type]
     closed = np.vstack([poly, poly[:1]])
     s = np.concatenate([[0], np.cumsum(np.hypot(*np.diff(closed, axis=0).T))])
     t = np.linspace(0, s[-1], fitting.OUTLINE_POINTS, endpoint=False)

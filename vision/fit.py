@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 
 from domain import CoinKind, Size
-from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf, apparent_vertices, coin_sdf, lift, model, model_sdf, \
-    silhouette
+from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf, active_sdf_jacobian, apparent_vertices, coin_sdf, lift, \
+    model, model_sdf, silhouette, vertex_jacobian
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -32,8 +32,6 @@ ROBUST_MM = 1.5
 ITERATIONS = 12
 # Full re-evaluation of which face and edge is nearest each outline point, every so many steps.
 REFRESH_EVERY = 3
-# Finite-difference steps for the Jacobian: mm, mm, degrees.
-STEPS = np.array([0.05, 0.05, 0.1])
 # Hypotheses kept for fitting: those whose silhouette area is within this factor of the blob's.
 AREA_FACTOR = 1.6
 SIZES_TRIED = 2
@@ -163,6 +161,21 @@ class _Batch:
             out[self.coin] = coin_sdf(params[self.coin], self.radius, self.points[self.coin])
         return out + self.edge_offset, active
 
+    def jacobian(self, params: np.ndarray, active) -> np.ndarray:
+        """Derivatives of `residuals` (with `active` held) by (x, y, angle): N×K×3, zero
+        for the parameters a row does not have (a coin's angle)."""
+        out = np.zeros(self.points.shape[:2] + (3,))
+        if len(self.pyr):
+            p = params[self.pyr]
+            verts = apparent_vertices(p, self.offsets, self.heights, self.camera)
+            dverts = vertex_jacobian(p, self.offsets, self.heights, self.camera)
+            out[self.pyr] = active_sdf_jacobian(verts, dverts, self.faces, self.pyr_points, active)
+        if len(self.coin):
+            d = self.points[self.coin] - params[self.coin, None, :2]
+            dist = np.hypot(d[..., 0], d[..., 1])
+            out[self.coin, :, :2] = -d / np.where(dist > 1e-9, dist, np.inf)[..., None]
+        return out
+
 
 def _merge_active(keep: np.ndarray, new, old):
     """Per pyramid row, the deciding faces/edges of `new` where `keep`, else of `old`."""
@@ -184,18 +197,12 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
     edge_offset (N×1, mm): how far each row's true edge lies outside its outline points."""
     n = len(hyps)
     batch = _Batch(hyps, points, camera, edge_offset)
-    # the three finite-difference steps of every row, evaluated as one batch
-    nudged = _Batch(hyps * 3, np.concatenate([points] * 3), camera, np.concatenate([edge_offset] * 3))
     params = params.copy()
     lam = np.full(n, 1e-2)
     r, active = batch.residuals(params)
     for it in range(iterations):
         w = point_weights(r, open_side)
-        p = np.concatenate([params] * 3)
-        p[np.arange(3 * n), np.repeat(np.arange(3), n)] += np.repeat(STEPS, n)
-        tiled = None if active is None else tuple(np.concatenate([a] * 3) for a in active)
-        J = (nudged.residuals(p, tiled)[0].reshape(3, n, -1) - r) / STEPS[:, None, None]
-        J = np.nan_to_num(J.transpose(1, 2, 0) * batch.free[:, None, :], posinf=0, neginf=0)
+        J = np.nan_to_num(batch.jacobian(params, active), posinf=0, neginf=0)
         JtW = J.transpose(0, 2, 1) * w[:, None, :]
         A = JtW @ J
         g = (JtW @ np.nan_to_num(r)[..., None])[..., 0]

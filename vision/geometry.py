@@ -22,6 +22,7 @@ measures distances to.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -144,6 +145,46 @@ def active_sdf(verts: np.ndarray, faces: np.ndarray, points: np.ndarray,
     return np.sum((points - a) * n, axis=-1)
 
 
+def vertex_jacobian(params: np.ndarray, offsets: np.ndarray, heights: np.ndarray,
+                    camera: np.ndarray) -> np.ndarray:
+    """Derivatives of `apparent_vertices` by (x mm, y mm, angle degrees): N×5×2×3.
+
+    A vertex lifted h mm moves on the table plane Hc/(Hc − h) times as far as its foot;
+    turning by dθ moves the foot perpendicular to its offset from the anchor."""
+    scale = camera[2] / (camera[2] - heights)                          # N×5
+    a = np.radians(params[:, 2])
+    c, s = np.cos(a)[:, None], np.sin(a)[:, None]
+    along, across = offsets[..., 0], offsets[..., 1]
+    turn = scale * (np.pi / 180)
+    out = np.zeros(heights.shape + (2, 3))
+    out[..., 0, 0] = out[..., 1, 1] = scale
+    out[..., 0, 2] = -(along * s + across * c) * turn
+    out[..., 1, 2] = (along * c - across * s) * turn
+    return out
+
+
+def active_sdf_jacobian(verts: np.ndarray, dverts: np.ndarray, faces: np.ndarray, points: np.ndarray,
+                        active: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """Derivatives of `active_sdf` by the parameters (N×K×3), given the vertices'
+    (`vertex_jacobian`): the distance (p − a)·n to the deciding edge a→b moves with a and
+    with the edge's unit normal n."""
+    face, edge, orient = active
+    rows = np.arange(len(verts))[:, None]
+    i0 = faces[rows, face, edge]
+    i1 = faces[rows, face, (edge + 1) % 4]
+    a, da = verts[rows, i0], dverts[rows, i0]                          # N×K×2, N×K×2×3
+    e, de = verts[rows, i1] - a, dverts[rows, i1] - da
+    length = np.hypot(e[..., 0], e[..., 1])
+    inv = np.divide(orient[rows, face], length, out=np.zeros_like(length), where=length > 1e-9)
+    q = points - a
+    r = (q[..., 0] * e[..., 1] - q[..., 1] * e[..., 0]) * inv          # signed distance
+    # −da·n, plus (p − a)·dn with n = orient·(e_y, −e_x)/|e|
+    along = np.einsum("nki,nkij->nkj", e, de) * (inv * inv)[..., None]   # (e·de)/|e|²
+    return (-(da[..., 0, :] * e[..., 1, None] - da[..., 1, :] * e[..., 0, None]) * inv[..., None]
+            + (q[..., 0, None] * de[..., 1, :] - q[..., 1, None] * de[..., 0, :]) * inv[..., None]
+            - r[..., None] * along)
+
+
 def coin_sdf(params: np.ndarray, radius: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Signed distance from points (N×K×2) to circles (x, y) of the given radii (N)."""
     return np.hypot(points[..., 0] - params[:, None, 0], points[..., 1] - params[:, None, 1]) - radius[:, None]
@@ -151,9 +192,16 @@ def coin_sdf(params: np.ndarray, radius: np.ndarray, points: np.ndarray) -> np.n
 
 def silhouette(kind: str, size: Size, params: Sequence[float], camera: np.ndarray) -> np.ndarray:
     """The apparent outline (convex polygon, M×2 mm) of one pyramid hypothesis."""
+    # `apparent_vertices` for one row, written out: this runs for every hypothesis
     m = model(kind, size)
-    app = apparent_vertices(np.asarray(params, float)[None], m.offsets[None], m.heights[None], camera)[0]
-    return cv2.convexHull(app.astype(np.float32)).reshape(-1, 2).astype(float)
+    x, y, angle = (float(v) for v in params)
+    c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    along, across = m.offsets[:, 0], m.offsets[:, 1]
+    scale = camera[2] / (camera[2] - m.heights)
+    app = np.empty((len(along), 2), np.float32)
+    app[:, 0] = camera[0] + (x + along * c - across * s - camera[0]) * scale
+    app[:, 1] = camera[1] + (y + along * s + across * c - camera[1]) * scale
+    return cv2.convexHull(app).reshape(-1, 2).astype(float)
 
 
 def to_piece(pid: str, colour: str, kind: str, size: Size, params: Sequence[float],

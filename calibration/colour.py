@@ -92,7 +92,7 @@ class ColourModel:
 # Translucent plastic seen with a lamp or window mirrored in its faces is paler than on
 # white paper: its colour is scaled towards grey by k (down to K_MIN), and up to the
 # whole table shows through it (w). Searched on a grid: cheap and free of local minima.
-K_MIN = 0.5
+K_MIN = 0.4
 _PALENESS = np.linspace(K_MIN, 1.0, 14)
 _SHOW_THROUGH = np.linspace(0.0, 1.0, 11)
 

@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 
 from domain import CoinKind, Size
-from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf, active_sdf_jacobian, apparent_vertices, coin_sdf, lift, \
-    model, model_sdf, silhouette, vertex_jacobian
+from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf_jacobian, apparent_vertices, coin_sdf, lift, model, \
+    model_sdf, silhouette, vertex_motion
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -143,38 +143,36 @@ class _Batch:
         self.radius = np.array([hyps[i].coin.diameter / 2 for i in self.coin])  # type: ignore[union-attr]
         self.free = np.array([[1, 1, 0] if h.kind == COIN else [1, 1, 1] for h in hyps], float)
 
-    def residuals(self, params: np.ndarray, active=None):
+    def residuals(self, params: np.ndarray):
         """Signed distance of each row's outline points to its silhouette (N×K, mm), and
-        which face and edge decide each pyramid point's distance.
-
-        Given `active` (from an earlier call), those faces and edges are kept (the cheap
-        local form for finite differences); otherwise they are found afresh."""
+        which face and edge decide each pyramid point's distance."""
         out = np.empty(self.points.shape[:2])
+        active = None
         if len(self.pyr):
             verts = apparent_vertices(params[self.pyr], self.offsets, self.heights, self.camera)
-            if active is not None:
-                out[self.pyr] = active_sdf(verts, self.faces, self.pyr_points, active)
-            else:
-                full = verts[np.arange(len(verts))[:, None, None], self.faces]
-                out[self.pyr], active = model_sdf(full, self.pyr_points, active=True)
+            full = verts[np.arange(len(verts))[:, None, None], self.faces]
+            out[self.pyr], active = model_sdf(full, self.pyr_points, active=True)
         if len(self.coin):
             out[self.coin] = coin_sdf(params[self.coin], self.radius, self.points[self.coin])
         return out + self.edge_offset, active
 
-    def jacobian(self, params: np.ndarray, active) -> np.ndarray:
-        """Derivatives of `residuals` (with `active` held) by (x, y, angle): N×K×3, zero
-        for the parameters a row does not have (a coin's angle)."""
-        out = np.zeros(self.points.shape[:2] + (3,))
+    def local(self, params: np.ndarray, active) -> tuple[np.ndarray, np.ndarray]:
+        """`residuals` with each point's deciding face and edge held (the cheap local
+        form), and their derivatives by (x, y, angle): N×K and N×K×3, zero for the
+        parameters a row does not have (a coin's angle)."""
+        r = np.empty(self.points.shape[:2])
+        J = np.zeros(r.shape + (3,))
         if len(self.pyr):
             p = params[self.pyr]
             verts = apparent_vertices(p, self.offsets, self.heights, self.camera)
-            dverts = vertex_jacobian(p, self.offsets, self.heights, self.camera)
-            out[self.pyr] = active_sdf_jacobian(verts, dverts, self.faces, self.pyr_points, active)
+            motion = vertex_motion(p, self.offsets, self.heights, self.camera)
+            r[self.pyr], J[self.pyr] = active_sdf_jacobian(verts, motion, self.faces, self.pyr_points, active)
         if len(self.coin):
             d = self.points[self.coin] - params[self.coin, None, :2]
             dist = np.hypot(d[..., 0], d[..., 1])
-            out[self.coin, :, :2] = -d / np.where(dist > 1e-9, dist, np.inf)[..., None]
-        return out
+            r[self.coin] = dist - self.radius[:, None]
+            J[self.coin, :, :2] = -d / np.where(dist > 1e-9, dist, np.inf)[..., None]
+        return r + self.edge_offset, J
 
 
 def _merge_active(keep: np.ndarray, new, old):
@@ -200,9 +198,10 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
     params = params.copy()
     lam = np.full(n, 1e-2)
     r, active = batch.residuals(params)
+    J = batch.local(params, active)[1]
     for it in range(iterations):
         w = point_weights(r, open_side)
-        J = np.nan_to_num(batch.jacobian(params, active), posinf=0, neginf=0)
+        J = np.nan_to_num(J, posinf=0, neginf=0)
         JtW = J.transpose(0, 2, 1) * w[:, None, :]
         A = JtW @ J
         g = (JtW @ np.nan_to_num(r)[..., None])[..., 0]
@@ -211,13 +210,17 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
         trial = params + step
         # which face and edge decide each point is re-examined every few steps only
         refresh = it % REFRESH_EVERY == REFRESH_EVERY - 1 or it == iterations - 1
-        r_new, active_new = batch.residuals(trial, None if refresh else active)
-        active_new = active_new if refresh else None
+        if refresh:
+            r_new, active_new = batch.residuals(trial)
+            J_new = batch.local(trial, active_new)[1]
+        else:
+            (r_new, J_new), active_new = batch.local(trial, active), None
         old = np.sum(w * np.nan_to_num(r, nan=1e3) ** 2, axis=1)
         new = np.sum(w * np.nan_to_num(r_new, nan=1e3) ** 2, axis=1)
         better = new <= old
         params[better] = trial[better]
         r[better] = r_new[better]
+        J[better] = J_new[better]
         active = _merge_active(better[batch.pyr], active_new, active)
         lam = np.where(better, lam * 0.3, lam * 10)
         if refresh and np.all(np.abs(step[better]) < 1e-3):

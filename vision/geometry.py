@@ -112,7 +112,7 @@ def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
     silhouette (N×F×4×2), approximated as min over faces of max over edge half-planes.
 
     With `active`, also returns which face and edge decide each distance (N×K each) and
-    the faces' orientation signs (N×F), for `active_sdf`.
+    the faces' orientation signs (N×F), for `active_sdf_jacobian`.
     """
     b = np.roll(faces, -1, axis=2)
     area2 = np.sum(faces[..., 0] * b[..., 1] - b[..., 0] * faces[..., 1], axis=2)  # N×F, twice the area
@@ -132,57 +132,57 @@ def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
     return sdf, (best, np.take_along_axis(edge, best[:, None], axis=1)[:, 0], orient)
 
 
-def active_sdf(verts: np.ndarray, faces: np.ndarray, points: np.ndarray,
-               active: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-    """`model_sdf` with each point's deciding face and edge held fixed: the cheap local
-    form used for derivatives (N×K)."""
-    face, edge, orient = active
-    rows = np.arange(len(verts))[:, None]
-    i0 = faces[rows, face, edge]
-    i1 = faces[rows, face, (edge + 1) % 4]
-    a, b = verts[rows, i0], verts[rows, i1]
-    n, _ = _edge_normals(a, b, orient[rows, face])
-    return np.sum((points - a) * n, axis=-1)
-
-
-def vertex_jacobian(params: np.ndarray, offsets: np.ndarray, heights: np.ndarray,
-                    camera: np.ndarray) -> np.ndarray:
-    """Derivatives of `apparent_vertices` by (x mm, y mm, angle degrees): N×5×2×3.
-
-    A vertex lifted h mm moves on the table plane Hc/(Hc − h) times as far as its foot;
-    turning by dθ moves the foot perpendicular to its offset from the anchor."""
-    scale = camera[2] / (camera[2] - heights)                          # N×5
+def vertex_motion(params: np.ndarray, offsets: np.ndarray, heights: np.ndarray,
+                  camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How `apparent_vertices` move with the parameters: a vertex lifted h mm moves on the
+    table plane Hc/(Hc − h) times as far as its foot, so d/dx = scale·(1, 0) and
+    d/dy = scale·(0, 1); and its derivative by the angle (degrees), perpendicular to its
+    offset from the anchor. Returns scale (N×5) and d/dangle (N×5×2)."""
+    scale = camera[2] / (camera[2] - heights)
     a = np.radians(params[:, 2])
     c, s = np.cos(a)[:, None], np.sin(a)[:, None]
     along, across = offsets[..., 0], offsets[..., 1]
     turn = scale * (np.pi / 180)
-    out = np.zeros(heights.shape + (2, 3))
-    out[..., 0, 0] = out[..., 1, 1] = scale
-    out[..., 0, 2] = -(along * s + across * c) * turn
-    out[..., 1, 2] = (along * c - across * s) * turn
-    return out
+    return scale, np.stack([-(along * s + across * c) * turn, (along * c - across * s) * turn], -1)
 
 
-def active_sdf_jacobian(verts: np.ndarray, dverts: np.ndarray, faces: np.ndarray, points: np.ndarray,
-                        active: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-    """Derivatives of `active_sdf` by the parameters (N×K×3), given the vertices'
-    (`vertex_jacobian`): the distance (p − a)·n to the deciding edge a→b moves with a and
-    with the edge's unit normal n."""
+def active_sdf_jacobian(verts: np.ndarray, motion: tuple[np.ndarray, np.ndarray], faces: np.ndarray,
+                        points: np.ndarray, active: tuple[np.ndarray, np.ndarray, np.ndarray]
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """`model_sdf` with each point's deciding face and edge held fixed (the cheap local
+    form, N×K) and its derivatives by (x, y, angle) (N×K×3), given the vertices'
+    `vertex_motion`: the distance r = (p − a)·n to the deciding edge a→b moves with a and
+    with the edge's unit normal n = orient·(e_y, −e_x)/|e|, e = b − a:
+    dr = −da·n + (p − a)·perp(de)·orient/|e| − r·(e·de)/|e|²."""
     face, edge, orient = active
-    rows = np.arange(len(verts))[:, None]
-    i0 = faces[rows, face, edge]
-    i1 = faces[rows, face, (edge + 1) % 4]
-    a, da = verts[rows, i0], dverts[rows, i0]                          # N×K×2, N×K×2×3
-    e, de = verts[rows, i1] - a, dverts[rows, i1] - da
-    length = np.hypot(e[..., 0], e[..., 1])
-    inv = np.divide(orient[rows, face], length, out=np.zeros_like(length), where=length > 1e-9)
-    q = points - a
-    r = (q[..., 0] * e[..., 1] - q[..., 1] * e[..., 0]) * inv          # signed distance
-    # −da·n, plus (p − a)·dn with n = orient·(e_y, −e_x)/|e|
-    along = np.einsum("nki,nkij->nkj", e, de) * (inv * inv)[..., None]   # (e·de)/|e|²
-    return (-(da[..., 0, :] * e[..., 1, None] - da[..., 1, :] * e[..., 0, None]) * inv[..., None]
-            + (q[..., 0, None] * de[..., 1, :] - q[..., 1, None] * de[..., 0, :]) * inv[..., None]
-            - r[..., None] * along)
+    scale, turn = motion
+    n, nv = scale.shape
+    # flat indices and np.take: much cheaper than fancy indexing of these small arrays
+    row = np.arange(n)[:, None]
+    slot = (row * faces.shape[1] + face) * faces.shape[2]
+    i0 = faces.take(slot + edge) + row * nv
+    i1 = faces.take(slot + (edge + 1) % faces.shape[2]) + row * nv
+    vx, vy = verts[..., 0].ravel(), verts[..., 1].ravel()
+    tx, ty = turn[..., 0].ravel(), turn[..., 1].ravel()
+    ax, ay = vx.take(i0), vy.take(i0)
+    ex, ey = vx.take(i1) - ax, vy.take(i1) - ay
+    length2 = ex * ex + ey * ey
+    o = orient.take(row * faces.shape[1] + face)
+    inv = np.divide(o, np.sqrt(length2), out=np.zeros_like(length2), where=length2 > 1e-18)
+    inv2 = inv * inv                                                   # 1/|e|², 0 on a repeated corner
+    qx, qy = points[..., 0] - ax, points[..., 1] - ay
+    nx, ny = ey * inv, -ex * inv
+    r = qx * nx + qy * ny
+    # x and y move both ends alike, scaled by their lift; the angle turns them
+    s0 = scale.take(i0)
+    ds = scale.take(i1) - s0
+    t0x, t0y = tx.take(i0), ty.take(i0)
+    dtx, dty = tx.take(i1) - t0x, ty.take(i1) - t0y
+    J = np.empty(r.shape + (3,))
+    J[..., 0] = -s0 * nx - ds * (qy * inv + r * ex * inv2)
+    J[..., 1] = -s0 * ny + ds * (qx * inv - r * ey * inv2)
+    J[..., 2] = -(t0x * nx + t0y * ny) + (qx * dty - qy * dtx) * inv - r * (ex * dtx + ey * dty) * inv2
+    return r, J
 
 
 def coin_sdf(params: np.ndarray, radius: np.ndarray, points: np.ndarray) -> np.ndarray:

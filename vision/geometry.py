@@ -121,15 +121,27 @@ def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
     offset = np.sum(faces * n, axis=-1)                              # N×F×4
     offset[length <= 1e-9] = np.inf                                  # repeated corner: no edge
     offset[np.abs(area2) <= 1e-6] = -np.inf                           # edge-on face: never nearest
-    px, py = points[:, None, None, :, 0], points[:, None, None, :, 1]
-    s = px * n[..., 0, None] + py * n[..., 1, None] - offset[..., None]   # N×F×4×K
-    edge = s.argmax(axis=2)                                          # N×F×K
-    face = np.take_along_axis(s, edge[:, :, None], axis=2)[:, :, 0]
-    best = face.argmin(axis=1)                                       # N×K
-    sdf = np.take_along_axis(face, best[:, None], axis=1)[:, 0]
+    # max over a face's 4 edges, then min over the faces, as running comparisons (strict,
+    # so ties go to the first like argmax/argmin): far cheaper than reductions over axes of 4
+    px, py = points[:, None, :, 0], points[:, None, :, 1]
+    face = edge = None
+    for i in range(faces.shape[2]):
+        s = px * n[:, :, i, 0, None] + py * n[:, :, i, 1, None] - offset[:, :, i, None]   # N×F×K
+        if face is None:
+            face, edge = s, np.zeros(s.shape, np.intp)
+        else:
+            more = s > face
+            face = np.where(more, s, face)
+            edge[more] = i
+    sdf, best, best_edge = face[:, 0], np.zeros(face[:, 0].shape, np.intp), edge[:, 0]
+    for f in range(1, faces.shape[1]):
+        less = face[:, f] < sdf
+        sdf = np.where(less, face[:, f], sdf)
+        best[less] = f
+        best_edge = np.where(less, edge[:, f], best_edge)
     if not active:
         return sdf
-    return sdf, (best, np.take_along_axis(edge, best[:, None], axis=1)[:, 0], orient)
+    return sdf, (best, best_edge, orient)
 
 
 def vertex_motion(params: np.ndarray, offsets: np.ndarray, heights: np.ndarray,

@@ -29,7 +29,7 @@ from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
 from domain import Coin, InputError, TableState
 from vision import fit as fitting
-from vision.geometry import COIN, silhouette, to_piece
+from vision.geometry import COIN, FLAT, UPRIGHT, apparent_vertices, model, silhouette, to_piece
 from vision.rectify import Rectifier, TableGrid
 from vision.segment import MIN_BLOB_MM2, BackgroundFiller, Foreground, Part, blob_masks, foreground, refine, table_mask
 
@@ -105,6 +105,7 @@ class _Blob:
     observed: np.ndarray   # median log colour relative to paper white (b, g, r)
     table: np.ndarray      # the bare table's, under the piece
     shadow: np.ndarray     # bool, in the box: darker than the table and paler than the piece
+    lum: np.ndarray        # darkening against the table (log), in the box
     dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
 
 
@@ -171,7 +172,8 @@ class Detector:
                 inner = cv2.erode(part.mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 observed, table = _colour_of(fg.log_reflectance(*box)[sel], fg.table_log_reflectance(*box)[sel])
-                out.append(_Blob(part, np.array(box[:2]), area, observed, table, _tinted_shadow(fg, box, sel), dark))
+                out.append(_Blob(part, np.array(box[:2]), area, observed, table, _tinted_shadow(fg, box, sel),
+                                 fg.lum[box[1]:box[1] + box[3], box[0]:box[0] + box[2]], dark))
         return out
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -241,6 +243,7 @@ class Detector:
                 continue
             options.sort(key=_cost)
             best = _not_explaining_shadow(options, b, self.grid, camera)
+            best = _ridges_decide(best, options, b, self.grid, camera)
             if best.iou < IOU_MIN:
                 continue
             rival = next((_cost(f) for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
@@ -300,6 +303,53 @@ def _reverse_rms(h: fitting.Hypothesis, params: np.ndarray, b: _Blob, origin_mm:
     open_side = b.part.undecided[ij[:, 1], ij[:, 0]] > 0
     rho = fitting.ROBUST_MM ** 2 * np.log1p((d / fitting.ROBUST_MM) ** 2) * np.where(open_side & (d > 0), fitting.OPEN_WEIGHT, 1.0)
     return float(np.sqrt(np.mean(rho)))
+
+
+# The ridges between a pyramid's faces that show from above (vertex pairs of
+# vision.geometry.model): an upright's four apex edges; a flat piece's top face.
+RIDGES = {UPRIGHT: ((4, 0), (4, 1), (4, 2), (4, 3)), FLAT: ((3, 2), (3, 4), (2, 4))}
+RIDGE_SIDE_MM = 1.5
+RIDGE_SAMPLES = np.linspace(0.25, 0.75, 6)
+# A flat hypothesis loses to an upright one at most RIDGE_SWAP_COST_MM costlier whose
+# ridges show brightness steps (faces turned differently to the light) at least
+# RIDGE_MARGIN (log) stronger, measured RIDGE_SIDE_MM either side of each ridge.
+RIDGE_SWAP_COST_MM = 1.5
+RIDGE_MARGIN = 0.15
+
+
+def _ridge_contrast(fit: fitting.Fit, b: _Blob, origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:
+    """Mean brightness step (log) across a hypothesis's visible ridges."""
+    h = fit.hypothesis
+    m = model(h.kind, h.size)  # type: ignore[arg-type]
+    v = apparent_vertices(fit.params[None], m.offsets[None], m.heights[None], camera)[0]
+    ridges = np.array(RIDGES[h.kind])
+    a, c = v[ridges[:, 0]], v[ridges[:, 1]]
+    d = c - a
+    normal = np.column_stack([-d[:, 1], d[:, 0]]) / np.maximum(np.hypot(*d.T), 1e-9)[:, None] * RIDGE_SIDE_MM
+    pts = a[:, None] + RIDGE_SAMPLES[None, :, None] * d[:, None]
+    lum = b.lum
+    steps = []
+    for side in (1, -1):
+        ij = np.round((pts + side * normal[:, None] - origin_mm) / res - 0.5).astype(int)
+        ij = np.clip(ij, 0, np.array(lum.shape[::-1]) - 1)
+        steps.append(lum[ij[..., 1], ij[..., 0]])
+    return float(np.mean(np.median(np.abs(steps[0] - steps[1]), axis=1)))
+
+
+def _ridges_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+                   camera: np.ndarray) -> fitting.Fit:
+    """A flat piece, or an upright one with its shadow beside it? When the outlines
+    nearly tie, the upright wins if its ridges show clearly better: a shadow has the
+    outline of part of a flat piece but no faces turned differently to the light."""
+    if best.hypothesis.kind != FLAT or b.dark:
+        return best
+    rival = next((f for f in options if f.hypothesis.kind == UPRIGHT), None)
+    if rival is None or _cost(rival) > _cost(best) + RIDGE_SWAP_COST_MM or rival.iou < IOU_MIN:
+        return best
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    mine = _ridge_contrast(best, b, origin, grid.res, camera)
+    theirs = _ridge_contrast(rival, b, origin, grid.res, camera)
+    return rival if theirs > mine + RIDGE_MARGIN else best
 
 
 def _tinted_shadow(fg: Foreground, box: tuple[int, int, int, int], inner: np.ndarray) -> np.ndarray:

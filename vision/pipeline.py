@@ -297,8 +297,7 @@ def _reverse_rms(h: fitting.Hypothesis, params: np.ndarray, b: _Blob, origin_mm:
     edge = np.roll(outline, -1, axis=0) - outline
     normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(*edge.T), 1e-9)[:, None]
     normal *= np.sign(np.sum(normal * (outline - outline.mean(axis=0)), axis=1))[:, None]
-    d = np.max(np.einsum("kmj,mj->km", pts[:, None, :] - outline[None], normal),
-               axis=1) - b.part.edge_offset * res
+    d = np.max(pts @ normal.T - np.sum(outline * normal, axis=1), axis=1) - b.part.edge_offset * res
     ij = np.clip(np.round((pts - origin_mm) / res - 0.5).astype(int), 0, np.array(b.part.mask.shape[::-1]) - 1)
     open_side = b.part.undecided[ij[:, 1], ij[:, 0]] > 0
     rho = fitting.ROBUST_MM ** 2 * np.log1p((d / fitting.ROBUST_MM) ** 2) * np.where(open_side & (d > 0), fitting.OPEN_WEIGHT, 1.0)

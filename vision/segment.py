@@ -283,18 +283,29 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         n, labels = cv2.connectedComponents(undecided, connectivity=8)
         touching = np.unique(labels[(cv2.dilate(hull, np.ones((3, 3), np.uint8)) > 0) & (labels > 0)])
         # the outline at sub-pixel precision: the cut, interpolated SUBPIXEL times finer
-        region = cv2.dilate(part, np.ones((3, 3), np.uint8)) > 0
-        fine = cv2.resize(np.where(region, cut, -level), None, fx=SUBPIXEL, fy=SUBPIXEL,
-                          interpolation=cv2.INTER_LINEAR)
-        out.append(Part(hull, np.isin(labels, touching).astype(np.uint8) * 255,
-                        _hull_points((fine > 0).astype(np.uint8), SUBPIXEL), 0.5 / SUBPIXEL))
+        # (only around the part: outside it the cut is constant, so a crop with a pixel
+        # of it to spare interpolates exactly alike, at a fraction of the cost)
+        region = cv2.dilate(part, np.ones((3, 3), np.uint8))
+        bx, by, bw, bh = cv2.boundingRect(region)
+        x0, y0, x1, y1 = max(bx - 1, 0), max(by - 1, 0), min(bx + bw + 1, w), min(by + bh + 1, h)
+        fine = cv2.resize(np.where(region[y0:y1, x0:x1] > 0, cut[y0:y1, x0:x1], -level), None,
+                          fx=SUBPIXEL, fy=SUBPIXEL, interpolation=cv2.INTER_LINEAR)
+        near = np.zeros(n, np.uint8)
+        near[touching] = 255
+        out.append(Part(hull, near[labels],
+                        _hull_points((fine > 0).astype(np.uint8), SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL))
     return out
 
 
-def _hull_points(mask: np.ndarray, scale: int) -> np.ndarray:
-    """Convex hull of a mask drawn `scale` times finer, in coarse pixel coordinates."""
-    pts = cv2.findNonZero(mask)
-    hull = cv2.convexHull(pts).reshape(-1, 2).astype(float)
+def _hull_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """Convex hull of a mask drawn `scale` times finer, in coarse pixel coordinates
+    (the mask's first pixel being coarse pixel `origin`)."""
+    # the hull of each row's first and last pixels is the hull of them all, from far fewer points
+    rows = np.flatnonzero(mask.any(axis=1))
+    first = mask[rows].argmax(axis=1)
+    last = mask.shape[1] - 1 - mask[rows, ::-1].argmax(axis=1)
+    pts = np.column_stack([np.concatenate([first, last]), np.concatenate([rows, rows])]).astype(np.int32)
+    hull = cv2.convexHull(pts).reshape(-1, 2).astype(float) + np.multiply(origin, scale)
     return (hull + 0.5) / scale - 0.5
 
 

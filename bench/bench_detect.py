@@ -4,9 +4,10 @@ The camera's intrinsics are given (as `detect --camera camera.json`); the first 
 also shows the figures from the markers alone (focal length estimated by the registration).
 
 Prints found / false %, colour / size / pose %, position and heading errors, detection
-ms per frame (registration included, and without it as on video), the same frames'
-JPEG decode ms, and their ratio. Renders are cached (vision.scenes), so the first run is
-the slow one.
+ms per frame (registration included, and without it as on video; wall clock and CPU of
+this process, which is steadier on a shared machine), each step's share, the same
+frames' JPEG decode ms, and their ratio. Renders are cached (vision.scenes), so the first
+run is the slow one.
 """
 
 import statistics
@@ -32,43 +33,49 @@ VARIANTS = {
 }
 
 
-def median_ms(fn, repeats: int = 3) -> float:
+def median_ms(fn, repeats: int = 3, clock=time.perf_counter) -> float:
     times = []
     for _ in range(repeats):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        times.append((time.perf_counter() - t) * 1000)
+        times.append((clock() - t) * 1000)
     return statistics.median(times)
 
 
 def main() -> None:
     score, no_camera = Score(), Score()
-    full, video, decode = [], [], []
+    full, video, video_cpu, decode, steps = [], [], [], [], {}
+    per_surface: dict[str, Score] = {}
     for seed in SEEDS:
         r = rendered(seed)
         detector = Detector(r.spec.layout, r.intrinsics)
         detection = detector.detect(r.image)
         score.add(r.truth, detection.state, str(seed))
+        per_surface.setdefault(r.spec.surface.kind, Score()).add(r.truth, detection.state)
         no_camera.add(r.truth, Detector(r.spec.layout).detect(r.image).state, str(seed))
         full.append(median_ms(lambda: detector.detect(r.image)))
         reg = detection.registration
         video.append(median_ms(lambda: detector.detect(r.image, reg)))
+        video_cpu.append(median_ms(lambda: detector.detect(r.image, reg), clock=time.process_time))
+        # the registration's own time, and each later step's on video (rectifier maps built)
+        steps.setdefault("register", []).append(detection.timings_ms["register"])
+        for name, ms in detector.detect(r.image, reg).timings_ms.items():
+            if name != "register":
+                steps.setdefault(name, []).append(ms)
         buf = np.frombuffer(r.jpeg, np.uint8)
         decode.append(median_ms(lambda: cv2.imdecode(buf, cv2.IMREAD_COLOR)))
     print(f"held-out renders: {len(SEEDS)} (red, yellow, green, blue), intrinsics given")
     print(score.summary())
     print("markers alone (no camera.json): " + no_camera.summary().replace("\n", "\n  "))
     d, v, j = statistics.median(full), statistics.median(video), statistics.median(decode)
-    print(f"detection ms per frame (median): {d:.1f} with registration, {v:.1f} reusing it (video)")
+    print(f"detection ms per frame (median): {d:.1f} with registration, {v:.1f} reusing it (video); "
+          f"video CPU {statistics.median(video_cpu):.1f}")
+    print("  steps (median ms; segment, fit, decide on video): "
+          + ", ".join(f"{k} {statistics.median(t):.1f}" for k, t in steps.items()))
     print(f"JPEG decode ms per frame (median): {j:.1f}; ratio detection/decode: {d / j:.1f} (video {v / j:.1f})")
     for m in score.mistakes[:15]:
         print("  ", m)
 
-    per_surface: dict[str, Score] = {}
-    for seed in SEEDS:
-        r = rendered(seed)
-        state = Detector(r.spec.layout, r.intrinsics).detect(r.image).state
-        per_surface.setdefault(r.spec.surface.kind, Score()).add(r.truth, state)
     for kind, s in sorted(per_surface.items()):
         print(f"\n{kind}: " + s.summary().replace("\n", "\n  "))
 

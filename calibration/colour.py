@@ -30,7 +30,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from domain import Color, InputError
+from domain import Color, InputError, read_json_file
 
 TRANSLUCENT, OPAQUE = "translucent", "opaque"
 # Weight of the grey (overall darkness) part of a colour against its hue part: a lamp's
@@ -170,14 +170,7 @@ class ColourModels:
         if path is None:
             text = resources.files("calibration").joinpath("data/colours.json").read_text(encoding="utf-8")
             return cls.from_dict(json.loads(text), "default colours")
-        try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except OSError as e:
-            raise ColourFileError(f"cannot read colours file {path}: {e.strerror}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ColourFileError(f"colours file {path} is not valid JSON: {e}") from None
-        return cls.from_dict(data, path)
+        return cls.from_dict(read_json_file(path, "colours file", ColourFileError), path)
 
 
 def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequence[str],

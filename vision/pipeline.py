@@ -27,7 +27,7 @@ from shapely.geometry import Point, Polygon
 from calibration.camera import Intrinsics
 from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
-from domain import Coin, InputError, TableState
+from domain import Coin, InputError, Size, TableState
 from vision import fit as fitting
 from vision.geometry import COIN, FLAT, UPRIGHT, apparent_vertices, model, silhouette, to_piece
 from vision.rectify import Rectifier, TableGrid
@@ -212,7 +212,8 @@ class Detector:
         for i, b in enumerate(found):
             origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
             pts, open_side = fitting.outline_points(b.part.outline, b.part.undecided, origin, res)
-            h, s = fitting.initial_hypotheses(pts, b.area_mm2, camera, i, with_coins=_metallic(b.observed))
+            h, s = _next_upright_size(*fitting.initial_hypotheses(pts, b.area_mm2, camera, i,
+                                                                 with_coins=_metallic(b.observed)))
             hyps += h
             starts += s
             points += [pts] * len(h)
@@ -275,6 +276,27 @@ class Detector:
             pieces.append(to_piece(pid, name, h.kind, h.size, best.params, conf))  # type: ignore[arg-type]
             decided.append(PieceFit(pid, name, best, float(margin), conf))
         return TableState(tuple(pieces), tuple(coins)), decided
+
+
+_SIZES = list(Size)
+
+
+def _next_upright_size(hyps: list[fitting.Hypothesis],
+                       starts: list[np.ndarray]) -> tuple[list[fitting.Hypothesis], list[np.ndarray]]:
+    """Add the upright one size bigger than the biggest tried: an upright's shaded faces
+    can be barely darker than the table (neither piece nor shadow), so its blob is only
+    the lit faces and looks a size smaller; the outline fit, which may reach over
+    undecided pixels, then decides. Started where the biggest tried upright was."""
+    up = [k for k, h in enumerate(hyps) if h.kind == UPRIGHT]
+    if not up:
+        return hyps, starts
+    top = max(_SIZES.index(hyps[k].size) for k in up)  # type: ignore[arg-type]
+    if top + 1 >= len(_SIZES):
+        return hyps, starts
+    bigger = _SIZES[top + 1]
+    seeds = [k for k in up if _SIZES.index(hyps[k].size) == top]  # type: ignore[arg-type]
+    return (hyps + [fitting.Hypothesis(hyps[k].blob, UPRIGHT, bigger) for k in seeds],
+            starts + [starts[k].copy() for k in seeds])
 
 
 def _cost(f: fitting.Fit) -> float:

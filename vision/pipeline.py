@@ -68,6 +68,12 @@ SHADOW_MIN_MM2 = 20.0
 SHADOW_EDGE_PX = 1
 SHADOW_SHARE = 0.5
 SHADOW_SWAP_COST_MM = 1.5
+# ... or if that area as a whole is paler than the plastic inside the rival (median hue
+# change under SHADOW_PALER of the plastic's) and darker than it by SHADOW_DARKER_THAN_PIECE
+# (log, ~10 %): a shadow tinted as strongly as a faint piece's own hue change (a flat
+# piece's tail band), which the per-pixel test above misses.
+SHADOW_PALER = 0.85
+SHADOW_DARKER_THAN_PIECE = 0.1
 # Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
 COLOUR_ERODE_PX = 2
 
@@ -106,6 +112,7 @@ class _Blob:
     table: np.ndarray      # the bare table's, under the piece
     shadow: np.ndarray     # bool, in the box: darker than the table and paler than the piece
     lum: np.ndarray        # darkening against the table (log), in the box
+    chroma: np.ndarray     # hue change against the table (log), in the box
     dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
 
 
@@ -172,8 +179,9 @@ class Detector:
                 inner = cv2.erode(part.mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 observed, table = _colour_of(fg.log_reflectance(*box)[sel], fg.table_log_reflectance(*box)[sel])
+                crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
                 out.append(_Blob(part, np.array(box[:2]), area, observed, table, _tinted_shadow(fg, box, sel),
-                                 fg.lum[box[1]:box[1] + box[3], box[0]:box[0] + box[2]], dark))
+                                 fg.lum[crop], np.hypot(fg.hue[crop][..., 0], fg.hue[crop][..., 1]), dark))
         return out
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -437,9 +445,19 @@ def _not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid
             continue  # only a smaller rival can leave a shadow out
         beyond = cover & ~(cv2.dilate(inner.astype(np.uint8), grow) > 0)
         if np.count_nonzero(beyond) * grid.res ** 2 >= SHADOW_MIN_MM2 and \
-                np.mean(b.shadow[beyond]) >= SHADOW_SHARE:
+                (np.mean(b.shadow[beyond]) >= SHADOW_SHARE or _paler_and_darker(b, beyond, inner & cover)):
             return f
     return best
+
+
+def _paler_and_darker(b: _Blob, beyond: np.ndarray, core: np.ndarray) -> bool:
+    """Is what lies beyond a rival's silhouette (`beyond`), taken as a whole, paler and
+    darker than the plastic inside it (`core`)? Light through the piece falls on the
+    table diluted by the other lamps and the room: a tinted shadow, not more plastic."""
+    if not core.any():
+        return False
+    return bool(np.median(b.chroma[beyond]) < SHADOW_PALER * np.median(b.chroma[core])
+                and np.median(b.lum[beyond]) < np.median(b.lum[core]) - SHADOW_DARKER_THAN_PIECE)
 
 
 def _metallic(observed: np.ndarray) -> bool:

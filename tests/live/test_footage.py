@@ -83,3 +83,6 @@ def test_no_hand_is_ever_read_and_the_first_turn_is_ruled_as_played(tmp_path):
     assert move["ruling"]["legal"] or move["too_close_to_call"], move
     assert beam["kind"] == "beam" and beam["ruling"]["valid"], beam
     assert roll["kind"] == "roll" and roll["ruling"]["target"] == beam["ruling"]["target"]
+    # a launch that stands within the measurement error is played by the game, not bounced
+    assert rulings[3]["kind"] != "uncertain", rulings[3]
+    assert referee.game is not None and referee.game.history, "the game did not take the first turn"

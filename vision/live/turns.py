@@ -159,7 +159,7 @@ class WarpShipsReferee:
         before, after = TableState.from_dict(pending["before"]), TableState.from_dict(pending["after"])
         try:
             game = self.game or WarpShipsGame.new(list(self.players), table=before)
-            self.game = game.apply(after, rolls=faces)
+            self.game = game.apply(after, rolls=faces, uncertainty_mm=self.uncertainty_mm)
         except InputError as e:
             return [self._uncertain(f"the game cannot take this turn: {e}")]
         turn = self.game.history[-1]

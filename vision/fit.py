@@ -18,7 +18,7 @@ import numpy as np
 
 from domain import CoinKind, Size
 from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf_jacobian, apparent_vertices, coin_sdf, lift, model, \
-    model_sdf, silhouette, vertex_motion
+    model_sdf, silhouette, silhouettes, vertex_motion
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -235,19 +235,77 @@ def robust_rms(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:
     return np.sqrt(np.mean(rho, axis=-1))
 
 
-def silhouette_iou(h: Hypothesis, params: np.ndarray, mask: np.ndarray, undecided: np.ndarray,
-                   origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:
-    """Intersection over union of a hypothesis's apparent silhouette and the blob mask,
-    not counting undecided pixels the silhouette covers."""
-    model = np.zeros_like(mask)
+def outline_polygons(hyps: list[Hypothesis], params: np.ndarray, camera: np.ndarray) -> list[np.ndarray]:
+    """Each hypothesis's apparent outline on the table (convex, M×2 mm): a pyramid's
+    silhouette, a coin's circle as an OUTLINE_POINTS-gon."""
+    polys: list[np.ndarray] = [np.empty((0, 2))] * len(hyps)
+    pyr = [k for k, h in enumerate(hyps) if h.kind != COIN]
+    for k, poly in zip(pyr, silhouettes([hyps[k].kind for k in pyr], [hyps[k].size for k in pyr],  # type: ignore[misc]
+                                        params[pyr], camera)):
+        polys[k] = poly
+    a = np.linspace(0, 2 * np.pi, OUTLINE_POINTS, endpoint=False)
+    for k, h in enumerate(hyps):
+        if h.kind == COIN:
+            polys[k] = params[k, :2] + h.coin.diameter / 2 * np.column_stack([np.cos(a), np.sin(a)])  # type: ignore[union-attr]
+    return polys
+
+
+def perimeter_points(polys: list[np.ndarray], n: int = OUTLINE_POINTS) -> np.ndarray:
+    """n points evenly spaced along each closed polygon (N×n×2), as np.interp would place
+    them polygon by polygon: the polygons are padded with repeats of their first vertex
+    (edges of length 0 past the end, never reached)."""
+    m = max(len(p) for p in polys)
+    closed = np.array([np.vstack([p, np.repeat(p[:1], m + 1 - len(p), axis=0)]) for p in polys])
+    step = np.diff(closed, axis=1)
+    s = np.concatenate([np.zeros((len(polys), 1)), np.cumsum(np.hypot(step[..., 0], step[..., 1]), axis=1)], axis=1)
+    t = np.linspace(0, s[:, -1], n, endpoint=False, axis=1)                     # N×n
+    j = np.sum(s[:, None, :] <= t[..., None], axis=2) - 1                        # s[j] <= t < s[j + 1]
+    s0, s1 = np.take_along_axis(s, j, 1), np.take_along_axis(s, j + 1, 1)
+    out = np.empty(t.shape + (2,))
+    for c in range(2):
+        y0, y1 = np.take_along_axis(closed[..., c], j, 1), np.take_along_axis(closed[..., c], j + 1, 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[..., c] = np.where(s0 == t, y0, (y1 - y0) / (s1 - s0) * (t - s0) + y0)
+    return out
+
+
+def reverse_rms(rim: np.ndarray, outline_mm: np.ndarray, edge_offset_mm: float, undecided: np.ndarray,
+                origin_mm: np.ndarray, res: float) -> np.ndarray:
+    """Robust RMS distance (mm) of points along each hypothesis's apparent outline (rim,
+    N×K×2) to the blob's outline (convex, M×2 mm): a bigger model can lay its sides on
+    the blob's and reach past its ends (there it costs only overlap); this is the check
+    the other way round. Past undecided pixels (a shaded face?) the reach costs
+    OPEN_WEIGHT as much."""
+    # signed distance to a convex polygon: the largest signed distance to its edges' lines
+    edge = np.roll(outline_mm, -1, axis=0) - outline_mm
+    normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(*edge.T), 1e-9)[:, None]
+    normal *= np.sign(np.sum(normal * (outline_mm - outline_mm.mean(axis=0)), axis=1))[:, None]
+    d = np.max(rim @ normal.T - np.sum(outline_mm * normal, axis=1), axis=2) - edge_offset_mm
+    ij = np.clip(np.round((rim - origin_mm) / res - 0.5).astype(int), 0, np.array(undecided.shape[::-1]) - 1)
+    open_side = undecided[ij[..., 1], ij[..., 0]] > 0
+    rho = ROBUST_MM ** 2 * np.log1p((d / ROBUST_MM) ** 2) * np.where(open_side & (d > 0), OPEN_WEIGHT, 1.0)
+    return np.sqrt(np.mean(rho, axis=1))
+
+
+def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.ndarray], mask: np.ndarray,
+                    undecided: np.ndarray, origin_mm: np.ndarray, res: float) -> np.ndarray:
+    """Intersection over union of each hypothesis's apparent silhouette (`polys`) and
+    the blob mask, not counting undecided pixels the silhouette covers. Each is drawn
+    into its own layer of one stack; the counts are one product with the blob's pixels."""
     shift = 4
-    if h.kind == COIN:
-        centre = ((params[:2] - origin_mm) / res - 0.5) * (1 << shift)
-        cv2.circle(model, tuple(int(round(v)) for v in centre),
-                   int(round(h.coin.diameter / 2 / res * (1 << shift))), 255, -1, cv2.LINE_8, shift)  # type: ignore[union-attr]
-    else:
-        poly = ((silhouette(h.kind, h.size, params, camera) - origin_mm) / res - 0.5) * (1 << shift)  # type: ignore[arg-type]
-        cv2.fillConvexPoly(model, np.round(poly).astype(np.int32), 255, cv2.LINE_8, shift)
-    inter = np.count_nonzero(model & mask)
-    union = np.count_nonzero((model & ~undecided) | mask)
-    return inter / union if union else 0.0
+    models = np.zeros((len(hyps),) + mask.shape, np.uint8)
+    for k, h in enumerate(hyps):
+        if h.kind == COIN:
+            centre = ((params[k, :2] - origin_mm) / res - 0.5) * (1 << shift)
+            cv2.circle(models[k], tuple(int(round(v)) for v in centre),
+                       int(round(h.coin.diameter / 2 / res * (1 << shift))), 1, -1, cv2.LINE_8, shift)  # type: ignore[union-attr]
+        else:
+            poly = ((polys[k] - origin_mm) / res - 0.5) * (1 << shift)
+            cv2.fillConvexPoly(models[k], np.round(poly).astype(np.int32), 1, cv2.LINE_8, shift)
+    inside = mask > 0
+    # a silhouette pixel counts in the intersection on the blob, in the union off it
+    # unless undecided; the blob's own pixels are all in the union
+    weights = np.column_stack([inside.ravel(), (~inside & (undecided == 0)).ravel()]).astype(np.float32)
+    inter, extra = (models.reshape(len(hyps), -1).astype(np.float32) @ weights).astype(np.int64).T
+    union = extra + np.count_nonzero(inside)
+    return np.where(union > 0, inter / np.maximum(union, 1), 0.0)

@@ -204,16 +204,37 @@ def coin_sdf(params: np.ndarray, radius: np.ndarray, points: np.ndarray) -> np.n
 
 def silhouette(kind: str, size: Size, params: Sequence[float], camera: np.ndarray) -> np.ndarray:
     """The apparent outline (convex polygon, M×2 mm) of one pyramid hypothesis."""
-    # `apparent_vertices` for one row, written out: this runs for every hypothesis
+    # `apparent_vertices` for one row, written out: the decisions call this per hypothesis
     m = model(kind, size)
     x, y, angle = (float(v) for v in params)
     c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-    along, across = m.offsets[:, 0], m.offsets[:, 1]
-    scale = camera[2] / (camera[2] - m.heights)
-    app = np.empty((len(along), 2), np.float32)
-    app[:, 0] = camera[0] + (x + along * c - across * s - camera[0]) * scale
-    app[:, 1] = camera[1] + (y + along * s + across * c - camera[1]) * scale
-    return cv2.convexHull(app).reshape(-1, 2).astype(float)
+    return cv2.convexHull(_apparent_f32(m.offsets, m.heights, x, y, c, s, camera)).reshape(-1, 2).astype(float)
+
+
+def silhouettes(kinds: Sequence[str], sizes: Sequence[Size], params: np.ndarray,
+                camera: np.ndarray) -> list[np.ndarray]:
+    """`silhouette` of many pyramid rows (N×3 params), identical to it row by row: the
+    vertices are computed together, only the 5-point hulls one by one."""
+    models = [model(k, z) for k, z in zip(kinds, sizes)]
+    if not models:
+        return []
+    offsets = np.array([m.offsets for m in models])
+    heights = np.array([m.heights for m in models])
+    a = np.radians(params[:, 2])
+    app = _apparent_f32(offsets, heights, params[:, 0, None], params[:, 1, None],
+                        np.cos(a)[:, None], np.sin(a)[:, None], camera)
+    return [cv2.convexHull(v).reshape(-1, 2).astype(float) for v in app]
+
+
+def _apparent_f32(offsets: np.ndarray, heights: np.ndarray, x, y, c, s, camera: np.ndarray) -> np.ndarray:
+    """Apparent vertices (…×5×2 float32, as cv2.convexHull takes them) of pyramids at
+    (x, y) turned by (cos, sin) = (c, s), all broadcast against offsets[..., 0]."""
+    along, across = offsets[..., 0], offsets[..., 1]
+    scale = camera[2] / (camera[2] - heights)
+    app = np.empty(offsets.shape, np.float32)
+    app[..., 0] = camera[0] + (x + along * c - across * s - camera[0]) * scale
+    app[..., 1] = camera[1] + (y + along * s + across * c - camera[1]) * scale
+    return app
 
 
 def to_piece(pid: str, colour: str, kind: str, size: Size, params: Sequence[float],

@@ -234,6 +234,8 @@ class Detector:
         params, r = fitting.gauss_newton(hyps, np.array(starts), np.array(points), open_sides, camera,
                                          np.array(offsets)[:, None])
         rms = fitting.robust_rms(r, open_sides)
+        polys = fitting.outline_polygons(hyps, params, camera)
+        rim = fitting.perimeter_points(polys)
         blob_of = np.array([h.blob for h in hyps])
         for i, b in enumerate(found):
             rows = np.flatnonzero(blob_of == i)
@@ -241,10 +243,12 @@ class Detector:
                 continue
             origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
             # the silhouette must lie on the outline as well as the outline on it
-            both = 0.5 * (rms[rows] + _reverse_rms([hyps[k] for k in rows], params[rows], b, origin, res, camera))
-            for k, e in zip(rows, both):
-                iou = fitting.silhouette_iou(hyps[k], params[k], b.part.mask, b.part.undecided, origin, res, camera)
-                per_blob[i].append(fitting.Fit(hyps[k], params[k], float(e), iou))
+            both = 0.5 * (rms[rows] + fitting.reverse_rms(rim[rows], origin + (b.part.outline + 0.5) * res,
+                                                          b.part.edge_offset * res, b.part.undecided, origin, res))
+            ious = fitting.silhouette_ious([hyps[k] for k in rows], params[rows], [polys[k] for k in rows],
+                                           b.part.mask, b.part.undecided, origin, res)
+            for k, e, iou in zip(rows, both, ious):
+                per_blob[i].append(fitting.Fit(hyps[k], params[k], float(e), float(iou)))
         return per_blob
 
     def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]],
@@ -309,41 +313,6 @@ def _next_upright_size(hyps: list[fitting.Hypothesis],
 
 def _cost(f: fitting.Fit) -> float:
     return f.rms + IOU_COST_MM * (1.0 - f.iou)
-
-
-def _reverse_rms(hyps: list[fitting.Hypothesis], params: np.ndarray, b: _Blob, origin_mm: np.ndarray,
-                 res: float, camera: np.ndarray) -> np.ndarray:
-    """Robust RMS distance (mm) of points along each hypothesis's apparent silhouette to
-    the blob's outline: a bigger model can lay its sides on the blob's and reach past its
-    ends (there it costs only overlap); this is the check the other way round. Past
-    undecided pixels (a shaded face?) the reach costs OPEN_WEIGHT as much."""
-    pts = np.stack([_perimeter_points(_outline_polygon(h, p, camera)) for h, p in zip(hyps, params)])
-    outline = origin_mm + (b.part.outline + 0.5) * res
-    # signed distance to a convex polygon: the largest signed distance to its edges' lines
-    edge = np.roll(outline, -1, axis=0) - outline
-    normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(*edge.T), 1e-9)[:, None]
-    normal *= np.sign(np.sum(normal * (outline - outline.mean(axis=0)), axis=1))[:, None]
-    d = np.max(pts @ normal.T - np.sum(outline * normal, axis=1), axis=2) - b.part.edge_offset * res
-    ij = np.clip(np.round((pts - origin_mm) / res - 0.5).astype(int), 0, np.array(b.part.mask.shape[::-1]) - 1)
-    open_side = b.part.undecided[ij[..., 1], ij[..., 0]] > 0
-    rho = fitting.ROBUST_MM ** 2 * np.log1p((d / fitting.ROBUST_MM) ** 2) * np.where(open_side & (d > 0), fitting.OPEN_WEIGHT, 1.0)
-    return np.sqrt(np.mean(rho, axis=1))
-
-
-def _outline_polygon(h: fitting.Hypothesis, params: np.ndarray, camera: np.ndarray) -> np.ndarray:
-    """A hypothesis's apparent outline on the table (M×2 mm): a coin's circle as a polygon."""
-    if h.kind == COIN:
-        a = np.linspace(0, 2 * np.pi, fitting.OUTLINE_POINTS, endpoint=False)
-        return params[:2] + h.coin.diameter / 2 * np.column_stack([np.cos(a), np.sin(a)])  # type: ignore[union-attr]
-    return silhouette(h.kind, h.size, params, camera)  # type: ignore[arg-type]
-
-
-def _perimeter_points(poly: np.ndarray, n: int = fitting.OUTLINE_POINTS) -> np.ndarray:
-    """n points evenly spaced along a closed polygon."""
-    closed = np.vstack([poly, poly[:1]])
-    s = np.concatenate([[0], np.cumsum(np.hypot(*np.diff(closed, axis=0).T))])
-    t = np.linspace(0, s[-1], n, endpoint=False)
-    return np.column_stack([np.interp(t, s, closed[:, 0]), np.interp(t, s, closed[:, 1])])
 
 
 # The ridges between a pyramid's faces that show from above (vertex pairs of

@@ -39,13 +39,24 @@ NOISE_FACTOR = 4.0
 # Darkest plausible shadow: a lamp blocked leaves the ambient light and the other lamps,
 # rarely less than 30 % of the lit table (log 0.3 ≈ −1.2). Black plastic is ~5-10 %.
 SHADOW_LOG_MIN = -1.2
-# Darker than this (log, ~64 %) and on its own, a grey blob is black plastic.
-BLACK_LOG_MAX = -0.45
+# Darker than this (log, ~82 %) over DARK_SMOOTH_PX² and on its own, a grey blob is a
+# candidate piece: black plastic, or coloured plastic over a table of its own hue (green
+# on green felt darkens the felt like a shadow). A shadow always touches the piece that
+# casts it, so the candidates touching a piece are dropped (vision.pipeline). The
+# smoothing averages the table's texture down (smoothed, table texture stays above about
+# -0.12 on the darkest 1 % of wood and felt).
+DARK_CANDIDATE_LOG = -0.2
+DARK_SMOOTH_PX = 5
 BLACK_OPEN_PX = 5
 # A dark blob sharing more than this share of its pixels with a coloured blob is that piece.
 BLACK_OVERLAP_MAX = 0.3
-# Brighter than the table by more than 25 %: white plastic, specular highlights.
+# Brighter than the table by more than its own brightness texture: white plastic,
+# specular highlights, light piped through coloured plastic (green on green felt). The
+# threshold is NOISE_FACTOR times the table's robust brightness spread, kept between
+# BRIGHT_LOG_FLOOR (~8 %, an even cloth) and BRIGHT_LOG_MIN (~25 %, a blotchy felt or
+# a grainy wood, where only strong brightening is not the table).
 BRIGHT_LOG_MIN = 0.22
+BRIGHT_LOG_FLOOR = 0.08
 # Hysteresis: pixels with this fraction of the evidence join a blob that has at least
 # MIN_SEED_MM2 of full-evidence pixels.
 WEAK = 0.5
@@ -183,7 +194,8 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     # a dark, saturated table (felt) is noisy in log units: the hue threshold must clear
     # its own texture and noise, measured where most pixels are bare table
     chroma_min = max(CHROMA_MIN, NOISE_FACTOR * float(np.median(chroma[usable > 0][::7])))
-    score = cv2.max(cv2.max(chroma * (1 / chroma_min), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / BRIGHT_LOG_MIN))
+    bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum[usable > 0][::7]), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
+    score = cv2.max(cv2.max(chroma * (1 / chroma_min), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / bright_min))
     shadow = (grey < 0) & (grey > SHADOW_LOG_MIN) & (chroma < -SHADOW_HUE_RATIO * grey)
     score[shadow | (usable == 0)] = 0
     dark = (shadow & (lum < DARK_LOG_MAX) & (usable > 0)).astype(np.uint8) * 255
@@ -201,7 +213,8 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     # shadow on the table touches the piece that casts it: dark blobs are candidates,
     # kept if they touch no piece found (vision.pipeline); their evidence is their
     # darkness (opened wide enough to drop a plank's seam)
-    black = cv2.morphologyEx(((lum < BLACK_LOG_MAX) * 255).astype(np.uint8) & usable, cv2.MORPH_OPEN,
+    darker = cv2.blur(lum, (DARK_SMOOTH_PX, DARK_SMOOTH_PX)) < DARK_CANDIDATE_LOG
+    black = cv2.morphologyEx((darker * 255).astype(np.uint8) & usable, cv2.MORPH_OPEN,
                              np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
     m, black_labels, black_stats, _ = cv2.connectedComponentsWithStats(black, connectivity=8)
     at_sheet = set(np.unique(black_labels[cv2.dilate(~usable, np.ones((5, 5), np.uint8)) > 0]).tolist())
@@ -213,7 +226,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
         if j not in at_sheet and area >= min_px and overlap[j] < BLACK_OVERLAP_MAX * area:
             region = (black_labels == j) & (mask == 0)
             labels[region] = n + j
-            score[region] = lum[region] * (1 / BLACK_LOG_MAX)
+            score[region] = lum[region] * (1 / DARK_CANDIDATE_LOG)
             mask[region] = 255
             dark_blobs.append((n + j, tuple(int(v) for v in black_stats[j, :4])))
     return Foreground(table, bg, mask, score, lum, cv2.merge([h1, h2]), dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
@@ -231,6 +244,12 @@ class Part:
 
 
 _CHANNEL_SUM = np.ones((1, 3), np.float32)
+
+
+def _robust_spread(values: np.ndarray) -> float:
+    """Standard deviation estimated from the median absolute deviation (outliers —
+    the pieces — barely move it)."""
+    return 1.4826 * float(np.median(np.abs(values - np.median(values))))
 
 
 def _hue_change(log_ratio: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,216 @@
+"""The decision: which fitted hypothesis each blob is, by physical checks that overrule a
+near tie of the outline fit (see docs/detection.md, "How it works", steps 5-6).
+
+Every hypothesis of a blob is fitted (vision.fit); `cost` ranks them; the checks here
+then look at the picture itself inside and around the competing silhouettes: a tinted
+shadow beside a piece, ridges between faces turned differently to the light. Dark
+hueless candidates touching a piece are its shadow; only bright metal can be a coin.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+from shapely.geometry import Point, Polygon
+
+from domain import Size
+from vision import fit as fitting
+from vision.geometry import COIN, FLAT, UPRIGHT, apparent_vertices, model, silhouette
+from vision.rectify import TableGrid
+from vision.segment import Foreground
+
+if TYPE_CHECKING:
+    from vision.pipeline import _Blob
+
+# A blob is reported only if some model's silhouette covers it this well (IoU): a real
+# piece scores above ~0.85; shadows, hands and table marks score far lower.
+IOU_MIN = 0.6
+# Hypotheses are ranked by cost = robust RMS outline distance (mm) + IOU_COST_MM·(1 − IoU):
+# the outline pins the shape, the overlap the area (a blurred 14 mm square is nearly as
+# round as a coin, but not as big).
+IOU_COST_MM = 5.0
+# Darkest channel (log relative to paper white) of a coin: copper and nickel reflect
+# more than half of every colour; translucent plastic passes under a third of some.
+METAL_LOG_MIN = -0.9
+# A dark candidate closer than this (mm) to a coloured piece is taken for its shadow.
+SHADOW_TOUCH_MM = 3.0
+# Tinted shadow: darker than the table with under this share of the piece's hue change
+# (its median chroma); a lamp through the plastic diluted by the other lights.
+TINT_SHARE = 0.6
+# ... and darker than the table by more than its texture and noise (log, ~14 %).
+SHADOW_DARKER = -0.15
+# A hypothesis whose silhouette covers at least SHADOW_MIN_MM2 of the blob beyond a
+# rival's (grown by SHADOW_EDGE_PX for the blurred edge), SHADOW_SHARE of it tinted
+# shadow, loses to that rival if the rival costs at most SHADOW_SWAP_COST_MM more.
+SHADOW_MIN_MM2 = 20.0
+SHADOW_EDGE_PX = 1
+SHADOW_SHARE = 0.5
+SHADOW_SWAP_COST_MM = 1.5
+# ... or if that area as a whole is paler than the plastic inside the rival (median hue
+# change under SHADOW_PALER of the plastic's) and darker than it by SHADOW_DARKER_THAN_PIECE
+# (log, ~10 %): a shadow tinted as strongly as a faint piece's own hue change (a flat
+# piece's tail band), which the per-pixel test above misses.
+SHADOW_PALER = 0.85
+SHADOW_DARKER_THAN_PIECE = 0.1
+
+
+_SIZES = list(Size)
+
+
+def next_upright_size(hyps: list[fitting.Hypothesis],
+                       starts: list[np.ndarray]) -> tuple[list[fitting.Hypothesis], list[np.ndarray]]:
+    """Add the upright one size bigger than the biggest tried: an upright's shaded faces
+    can be barely darker than the table (neither piece nor shadow), so its blob is only
+    the lit faces and looks a size smaller; the outline fit, which may reach over
+    undecided pixels, then decides. Started where the biggest tried upright was."""
+    up = [k for k, h in enumerate(hyps) if h.kind == UPRIGHT]
+    if not up:
+        return hyps, starts
+    top = max(_SIZES.index(hyps[k].size) for k in up)  # type: ignore[arg-type]
+    if top + 1 >= len(_SIZES):
+        return hyps, starts
+    bigger = _SIZES[top + 1]
+    seeds = [k for k in up if _SIZES.index(hyps[k].size) == top]  # type: ignore[arg-type]
+    return (hyps + [fitting.Hypothesis(hyps[k].blob, UPRIGHT, bigger) for k in seeds],
+            starts + [starts[k].copy() for k in seeds])
+
+
+def cost(f: fitting.Fit) -> float:
+    return f.rms + IOU_COST_MM * (1.0 - f.iou)
+
+
+# The ridges between a pyramid's faces that show from above (vertex pairs of
+# vision.geometry.model): an upright's four apex edges; a flat piece's top face.
+RIDGES = {UPRIGHT: ((4, 0), (4, 1), (4, 2), (4, 3)), FLAT: ((3, 2), (3, 4), (2, 4))}
+RIDGE_SIDE_MM = 1.5
+RIDGE_SAMPLES = np.linspace(0.25, 0.75, 6)
+# A flat hypothesis loses to an upright one at most RIDGE_SWAP_COST_MM costlier whose
+# ridges show brightness steps (faces turned differently to the light) at least
+# RIDGE_MARGIN (log) stronger, measured RIDGE_SIDE_MM either side of each ridge.
+RIDGE_SWAP_COST_MM = 1.5
+RIDGE_MARGIN = 0.15
+
+
+def _ridge_contrast(fit: fitting.Fit, b: _Blob, origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:
+    """Mean brightness step (log) across a hypothesis's visible ridges."""
+    h = fit.hypothesis
+    m = model(h.kind, h.size)  # type: ignore[arg-type]
+    v = apparent_vertices(fit.params[None], m.offsets[None], m.heights[None], camera)[0]
+    ridges = np.array(RIDGES[h.kind])
+    a, c = v[ridges[:, 0]], v[ridges[:, 1]]
+    d = c - a
+    normal = np.column_stack([-d[:, 1], d[:, 0]]) / np.maximum(np.hypot(*d.T), 1e-9)[:, None] * RIDGE_SIDE_MM
+    pts = a[:, None] + RIDGE_SAMPLES[None, :, None] * d[:, None]
+    lum = b.lum
+    steps = []
+    for side in (1, -1):
+        ij = np.round((pts + side * normal[:, None] - origin_mm) / res - 0.5).astype(int)
+        ij = np.clip(ij, 0, np.array(lum.shape[::-1]) - 1)
+        steps.append(lum[ij[..., 1], ij[..., 0]])
+    return float(np.mean(np.median(np.abs(steps[0] - steps[1]), axis=1)))
+
+
+def ridges_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+                   camera: np.ndarray) -> fitting.Fit:
+    """A flat piece, or an upright one with its shadow beside it? When the outlines
+    nearly tie, the upright wins if its ridges show clearly better: a shadow has the
+    outline of part of a flat piece but no faces turned differently to the light."""
+    if best.hypothesis.kind != FLAT or b.dark:
+        return best
+    rival = next((f for f in options if f.hypothesis.kind == UPRIGHT), None)
+    if rival is None or cost(rival) > cost(best) + RIDGE_SWAP_COST_MM or rival.iou < IOU_MIN:
+        return best
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    mine = _ridge_contrast(best, b, origin, grid.res, camera)
+    theirs = _ridge_contrast(rival, b, origin, grid.res, camera)
+    return rival if theirs > mine + RIDGE_MARGIN else best
+
+
+def tinted_shadow(fg: Foreground, box: tuple[int, int, int, int], inner: np.ndarray) -> np.ndarray:
+    """Pixels of a blob's box that look like light through the piece falling on the
+    table: darker than the bare table and with less than TINT_SHARE of the piece's hue
+    change. The plastic filters all the light seen through it; its shadow is lit by the
+    other lamps and the room as well, so the same tint comes diluted."""
+    x, y, w, h = box
+    hue = fg.hue[y:y + h, x:x + w]
+    chroma = np.hypot(hue[..., 0], hue[..., 1])
+    typical = float(np.median(chroma[inner])) if inner.any() else 0.0
+    return (fg.lum[y:y + h, x:x + w] < SHADOW_DARKER) & (chroma < TINT_SHARE * typical)
+
+
+def _model_mask(fit: fitting.Fit, shape: tuple[int, int], origin_mm: np.ndarray, res: float,
+                camera: np.ndarray) -> np.ndarray:
+    """A pyramid hypothesis's apparent silhouette drawn in a blob's box (bool)."""
+    h = fit.hypothesis
+    out = np.zeros(shape, np.uint8)
+    poly = (silhouette(h.kind, h.size, fit.params, camera) - origin_mm) / res - 0.5  # type: ignore[arg-type]
+    cv2.fillConvexPoly(out, np.round(poly * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    return out > 0
+
+
+def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+                           camera: np.ndarray) -> fitting.Fit:
+    """The cheapest hypothesis, unless what it covers beyond a smaller rival (another
+    pose or size, nearly as good) is mostly tinted shadow: then the rival, whose
+    silhouette holds the piece's plastic, is the piece and the rest its shadow. An upright
+    piece and the coloured shadow beside it look like a flat piece pointing away from
+    the lamp; a flat piece and its shadow like a bigger flat piece."""
+    best = options[0]
+    if best.hypothesis.kind == COIN or b.dark:
+        return best
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    shape = b.part.mask.shape
+    grow = np.ones((2 * SHADOW_EDGE_PX + 1,) * 2, np.uint8)
+    # the blob's rim mixes piece and table: neither plastic nor shadow
+    drawn = _model_mask(best, shape, origin, grid.res, camera)
+    cover = drawn & (cv2.erode(b.part.mask, grow) > 0)
+    seen = set()
+    for f in options[1:]:
+        h = f.hypothesis
+        key = (h.kind, h.size)
+        if h.kind == COIN or key == (best.hypothesis.kind, best.hypothesis.size) or key in seen:
+            continue
+        seen.add(key)
+        if cost(f) > cost(best) + SHADOW_SWAP_COST_MM or f.iou < IOU_MIN:
+            continue
+        inner = _model_mask(f, shape, origin, grid.res, camera)
+        if np.count_nonzero(inner) >= np.count_nonzero(drawn):
+            continue  # only a smaller rival can leave a shadow out
+        beyond = cover & ~(cv2.dilate(inner.astype(np.uint8), grow) > 0)
+        if np.count_nonzero(beyond) * grid.res ** 2 >= SHADOW_MIN_MM2 and \
+                (np.mean(b.shadow[beyond]) >= SHADOW_SHARE or _paler_and_darker(b, beyond, inner & cover)):
+            return f
+    return best
+
+
+def _paler_and_darker(b: _Blob, beyond: np.ndarray, core: np.ndarray) -> bool:
+    """Is what lies beyond a rival's silhouette (`beyond`), taken as a whole, paler and
+    darker than the plastic inside it (`core`)? Light through the piece falls on the
+    table diluted by the other lamps and the room: a tinted shadow, not more plastic."""
+    if not core.any():
+        return False
+    return bool(np.median(b.chroma[beyond]) < SHADOW_PALER * np.median(b.chroma[core])
+                and np.median(b.lum[beyond]) < np.median(b.lum[core]) - SHADOW_DARKER_THAN_PIECE)
+
+
+def metallic(observed: np.ndarray) -> bool:
+    """Could this be a coin? Polished metal mirrors the lamps and the room: bright in
+    every channel, where coloured plastic absorbs at least one channel strongly."""
+    return bool(np.min(observed) > METAL_LOG_MIN)
+
+
+def _outline(fit: fitting.Fit, camera: np.ndarray) -> Polygon:
+    h = fit.hypothesis
+    if h.kind == COIN:
+        return Point(fit.params[:2]).buffer(h.coin.diameter / 2)  # type: ignore[union-attr]
+    return Polygon(silhouette(h.kind, h.size, fit.params, camera))  # type: ignore[arg-type]
+
+
+def without_shadows(chosen: list, camera: np.ndarray) -> list:
+    """Drop dark candidates touching a coloured piece: every shadow on the table touches
+    the piece that casts it; black plastic touching a piece is lost with them."""
+    lit = [_outline(best, camera) for b, best, _ in chosen if not b.dark]
+    return [c for c in chosen if not c[0].dark
+            or all(_outline(c[1], camera).distance(o) > SHADOW_TOUCH_MM for o in lit)]

@@ -91,6 +91,11 @@ HUE_PEAK_SHARE = 0.25
 SOLIDITY_MIN = 0.75
 SPLIT_ERODE_MAX = 5
 SPLIT_SEED_PX = 20
+# A blob still too big for one piece (MERGED_MM2) after those splits is same-coloured
+# pieces touching: the table or the shade in the crevice between them shows as a valley
+# of weaker evidence. It is cut at rising levels (these fractions of its median
+# evidence) until it falls apart into parts of at least MIN_BLOB_MM2.
+VALLEY_LEVELS = (0.6, 0.75, 0.9, 1.05)
 # Marker sheets are paper around the black square: mask this multiple of the square
 # (a 50 mm marker on a sheet up to 105 mm across).
 MARKER_PAPER_FACTOR = 2.1
@@ -290,7 +295,7 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
     hue = fg.hue[y:y + h, x:x + w]
     parts = [p for i in big for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res)
-             for p in split(q)]
+             for r in split(q) for p in split_by_valley(r, score, fg.res)]
     out = []
     for part in parts:
         hull = convex_fill(part)
@@ -355,6 +360,30 @@ def split_by_hue(mask: np.ndarray, hue: np.ndarray, res: float) -> list[np.ndarr
     return out or [mask]
 
 
+def split_by_valley(mask: np.ndarray, score: np.ndarray, res: float) -> list[np.ndarray]:
+    """Same-coloured pieces touching: a part too big for one piece, cut along the
+    valley of weaker evidence between them; each pixel goes to the nearest part."""
+    if np.count_nonzero(mask) * res ** 2 < MERGED_MM2:
+        return [mask]
+    inside = score[mask > 0]
+    typical = float(np.median(inside))
+    for fraction in VALLEY_LEVELS:
+        core = cv2.morphologyEx(((score > fraction * typical) & (mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
+                                np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+        seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * res ** 2 >= MIN_BLOB_MM2]
+        if len(seeds) >= 2:
+            return _nearest_seed(mask, labels, seeds)
+    return [mask]
+
+
+def _nearest_seed(mask: np.ndarray, labels: np.ndarray, seeds: list[int]) -> list[np.ndarray]:
+    """The mask's pixels shared out to the nearest of the seed components."""
+    dist = np.stack([cv2.distanceTransform((labels != i).astype(np.uint8), cv2.DIST_L2, 3) for i in seeds])
+    owner = np.argmin(dist, axis=0)
+    return [((owner == k) & (mask > 0)).astype(np.uint8) * 255 for k in range(len(seeds))]
+
+
 def split(mask: np.ndarray) -> list[np.ndarray]:
     """Touching pieces: a mask much less convex than a pyramid's silhouette is eroded
     until it falls apart, and each pixel goes to the nearest part."""
@@ -367,10 +396,7 @@ def split(mask: np.ndarray) -> list[np.ndarray]:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
         seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= SPLIT_SEED_PX]
         if len(seeds) >= 2:
-            # each pixel of the mask goes to the nearest seed
-            dist = np.stack([cv2.distanceTransform((labels != i).astype(np.uint8), cv2.DIST_L2, 3) for i in seeds])
-            owner = np.argmin(dist, axis=0)
-            return [((owner == k) & (mask > 0)).astype(np.uint8) * 255 for k in range(len(seeds))]
+            return _nearest_seed(mask, labels, seeds)
     return [mask]
 
 

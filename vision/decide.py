@@ -128,6 +128,57 @@ def ridges_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid:
     return rival if theirs > mine + RIDGE_MARGIN else best
 
 
+# A flat winner loses to a smaller flat rival at most EDGE_SWAP_COST_MM costlier whose
+# apparent outline shows EDGE_RATIO times the step in the picture (darkening and hue,
+# measured EDGE_SIDE_MM either side at EDGE_POINTS points): the plastic's edges are
+# where the picture steps from piece to table; a blob grown by the piece's tinted shadow
+# or its blurred rim fits a bigger model, whose outline then lies on shadow and table.
+EDGE_SIDE_MM = 1.5
+EDGE_POINTS = 96
+EDGE_SWAP_COST_MM = 1.5
+EDGE_RATIO = 1.6
+
+
+def edge_step(fit: fitting.Fit, b: _Blob, origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:
+    """Mean step of the log ratio to the table (darkening and hue) across a pyramid
+    hypothesis's apparent outline."""
+    h = fit.hypothesis
+    pts = fitting.perimeter_points([silhouette(h.kind, h.size, fit.params, camera)], EDGE_POINTS)[0]  # type: ignore[arg-type]
+    tangent = np.roll(pts, -1, axis=0) - np.roll(pts, 1, axis=0)
+    normal = np.column_stack([tangent[:, 1], -tangent[:, 0]]) / np.maximum(np.hypot(*tangent.T), 1e-9)[:, None]
+    normal *= np.sign(np.sum(normal * (pts - pts.mean(axis=0)), axis=1))[:, None]  # outwards: the outline is convex
+    picture = np.dstack([b.lum, b.hue])
+    sides = []
+    for side in (-1, 1):
+        ij = np.round((pts + side * EDGE_SIDE_MM * normal - origin_mm) / res - 0.5).astype(int)
+        ij = np.clip(ij, 0, np.array(b.lum.shape[::-1]) - 1)
+        sides.append(picture[ij[:, 1], ij[:, 0]])
+    return float(np.mean(np.linalg.norm(sides[0] - sides[1], axis=1)))
+
+
+def edges_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+                 camera: np.ndarray) -> fitting.Fit:
+    """A flat piece, or a bigger one? A flat piece's tinted shadow beyond its tail, or the
+    wide blurred rim of a piece much brighter than the table, grows its blob so that the
+    next size fits the outline better; but only the right size's outline lies on the
+    plastic's edges. `options` sorted by cost."""
+    if best.hypothesis.kind != FLAT or b.dark:
+        return best
+    size = _SIZES.index(best.hypothesis.size)  # type: ignore[arg-type]
+    rivals: dict = {}
+    for f in options:
+        h = f.hypothesis
+        if h.kind == FLAT and _SIZES.index(h.size) < size and h.size not in rivals and f.iou >= IOU_MIN \
+                and cost(f) <= cost(best) + EDGE_SWAP_COST_MM:  # type: ignore[arg-type]
+            rivals[h.size] = f
+    if not rivals:
+        return best
+    rival = rivals[max(rivals, key=_SIZES.index)]
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    mine = edge_step(best, b, origin, grid.res, camera)
+    return rival if edge_step(rival, b, origin, grid.res, camera) > EDGE_RATIO * mine else best
+
+
 def tinted_shadow(fg: Foreground, box: tuple[int, int, int, int], inner: np.ndarray) -> np.ndarray:
     """Pixels of a blob's box that look like light through the piece falling on the
     table: darker than the bare table and with less than TINT_SHARE of the piece's hue

@@ -84,6 +84,7 @@ class _Blob:
     shadow: np.ndarray     # bool, in the box: darker than the table and paler than the piece
     lum: np.ndarray        # darkening against the table (log), in the box
     chroma: np.ndarray     # hue change against the table (log), in the box
+    hue: np.ndarray        # its hue part (two axes), in the box
     dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
 
 
@@ -151,8 +152,9 @@ class Detector:
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 observed, table = _colour_of(fg.log_reflectance(*box)[sel], fg.table_log_reflectance(*box)[sel])
                 crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
+                hue = fg.hue[crop]
                 out.append(_Blob(part, np.array(box[:2]), area, observed, table, decide.tinted_shadow(fg, box, sel),
-                                 fg.lum[crop], np.hypot(fg.hue[crop][..., 0], fg.hue[crop][..., 1]), dark))
+                                 fg.lum[crop], np.hypot(hue[..., 0], hue[..., 1]), hue, dark))
         return out
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -231,6 +233,7 @@ class Detector:
                 continue
             options.sort(key=decide.cost)
             best = decide.not_explaining_shadow(options, b, self.grid, camera)
+            best = decide.edges_decide(best, options, b, self.grid, camera)
             best = decide.ridges_decide(best, options, b, self.grid, camera)
             if best.iou < decide.IOU_MIN:
                 continue

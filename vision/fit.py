@@ -12,13 +12,14 @@ covers the blob (intersection over union).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import cv2
 import numpy as np
 
 from domain import CoinKind, Size
 from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf_jacobian, apparent_vertices, coin_sdf, lift, model, \
-    model_sdf, silhouette, silhouettes, vertex_motion
+    model_sdf, silhouettes, vertex_motion
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -67,25 +68,66 @@ def _footprint_centroid_offset(size: Size) -> float:
 _FLAT_OFFSET = {s: _footprint_centroid_offset(s) for s in Size}
 
 
-def outline_points(outline: np.ndarray, undecided: np.ndarray, origin_mm: np.ndarray, res: float,
+def outline_points(outlines: list[np.ndarray], undecided: list[np.ndarray], origins_mm: np.ndarray, res: float,
                    n: int = OUTLINE_POINTS) -> tuple[np.ndarray, np.ndarray]:
-    """n points evenly spaced along a blob's outline (a closed polygon in the blob box's
-    pixels) in table mm, and whether each borders undecided (shadow-like) pixels, where
-    the piece may reach further."""
-    closed = np.vstack([outline, outline[:1]])
-    s = np.concatenate([[0], np.cumsum(np.hypot(*np.diff(closed, axis=0).T))])
-    t = np.linspace(0, s[-1], n, endpoint=False)
-    pts = np.column_stack([np.interp(t, s, closed[:, 0]), np.interp(t, s, closed[:, 1])])
-    near = cv2.dilate(undecided, np.ones((2 * UNDECIDED_REACH_PX + 1,) * 2, np.uint8))
-    ij = np.clip(np.round(pts).astype(int), 0, np.array(undecided.shape[::-1]) - 1)
-    open_side = near[ij[:, 1], ij[:, 0]] > 0
-    return origin_mm + (pts + 0.5) * res, open_side
+    """n points evenly spaced along each blob's outline (a closed polygon in the blob
+    box's pixels) in table mm (B×n×2), and whether each borders undecided (shadow-like)
+    pixels, where the piece may reach further (B×n)."""
+    pts = perimeter_points(outlines, n)
+    reach = np.arange(-UNDECIDED_REACH_PX, UNDECIDED_REACH_PX + 1)
+    open_side = np.empty(pts.shape[:2], bool)
+    for i, u in enumerate(undecided):
+        # any undecided pixel in the square around the point: a dilation, at these points only
+        c, r = np.clip(np.round(pts[i]).astype(int), 0, np.array(u.shape[::-1]) - 1).T
+        cols = np.clip(c[:, None] + reach, 0, u.shape[1] - 1)
+        rows = np.clip(r[:, None] + reach, 0, u.shape[0] - 1)
+        open_side[i] = np.any(u[rows[:, :, None], cols[:, None, :]] > 0, axis=(1, 2))
+    return origins_mm[:, None] + (pts + 0.5) * res, open_side
 
 
-def initial_hypotheses(points: np.ndarray, area_mm2: float, camera: np.ndarray, blob: int,
-                       with_coins: bool = True) -> tuple[list[Hypothesis], list[np.ndarray]]:
-    """Plausible hypotheses for one blob and a starting pose for each: of each pose, the
-    SIZES_TRIED sizes whose apparent area is nearest the blob's (within AREA_FACTOR)."""
+def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: np.ndarray,
+                       with_coins: Sequence[bool]) -> list[tuple[list[Hypothesis], list[np.ndarray]]]:
+    """Plausible hypotheses for each blob (outline points B×K×2) and a starting pose for
+    each: of each pose, the SIZES_TRIED sizes whose apparent area is nearest the blob's
+    (within AREA_FACTOR). All candidates' apparent areas are computed together."""
+    candidates = []  # (blob, kind, size, starting variants)
+    for blob, pts in enumerate(points):
+        centroid, headings, rect_angle = _blob_axes(pts)
+        # an upright piece's base sits towards the camera from the blob's centre
+        heights = np.array([size.height for size in Size])
+        bases = centroid - (lift(np.repeat(centroid[None], len(heights), axis=0), heights, camera) - centroid) / 4
+        for size, base in zip(Size, bases):
+            candidates.append((blob, UPRIGHT, size, [(*base, rect_angle % 90), (*base, (rect_angle + 45) % 90)]))
+        for size in Size:
+            candidates.append((blob, FLAT, size, [(*(centroid - _FLAT_OFFSET[size] * _unit(a)), a) for a in headings]))
+    sil = silhouettes([c[1] for c in candidates], [c[2] for c in candidates],
+                      np.array([c[3][0] for c in candidates], float), camera)
+    options: dict[tuple[int, str], list] = {}
+    for (blob, kind, size, variants), poly in zip(candidates, sil):
+        ratio = abs(np.log(areas_mm2[blob] / float(cv2.contourArea(poly.astype(np.float32)))))
+        if ratio < np.log(AREA_FACTOR):
+            options.setdefault((blob, kind), []).append((ratio, size, variants))
+    out = []
+    for blob, pts in enumerate(points):
+        hyps, starts = [], []
+        for kind in (UPRIGHT, FLAT):
+            for _, size, variants in sorted(options.get((blob, kind), []), key=lambda o: o[0])[:SIZES_TRIED]:
+                for v in variants:
+                    hyps.append(Hypothesis(blob, kind, size))
+                    starts.append(np.array(v, float))
+        if with_coins[blob]:
+            for coin in CoinKind:
+                area = np.pi * coin.diameter ** 2 / 4
+                if 1 / AREA_FACTOR < areas_mm2[blob] / area < AREA_FACTOR:
+                    hyps.append(Hypothesis(blob, COIN, None, coin))
+                    starts.append(np.array([*pts.mean(axis=0), 0.0]))
+        out.append((hyps, starts))
+    return out
+
+
+def _blob_axes(points: np.ndarray) -> tuple[np.ndarray, list[float], float]:
+    """A blob's centroid, the headings a flat piece there may have (along the long axis,
+    one way or both) and the angle of its minimum-area rectangle (degrees)."""
     centroid = points.mean(axis=0)
     evals, evecs = np.linalg.eigh(np.cov((points - centroid).T))
     axis = np.degrees(np.arctan2(evecs[1, 1], evecs[0, 1]))
@@ -94,38 +136,11 @@ def initial_hypotheses(points: np.ndarray, area_mm2: float, camera: np.ndarray, 
     reach = along.max() / max(-along.min(), 1e-6)
     headings = [axis] if reach > 1 + NOSE_CLEAR else [axis + 180] if reach < 1 / (1 + NOSE_CLEAR) else [axis, axis + 180]
     (_, _), (_, _), rect_angle = cv2.minAreaRect(points.astype(np.float32))
-    hyps, starts = [], []
-    for kind in (UPRIGHT, FLAT):
-        options = []
-        for size in Size:
-            if kind == UPRIGHT:
-                # an upright piece's base sits towards the camera from the blob's centre
-                base = centroid - (lift(centroid[None], np.array([size.height]), camera)[0] - centroid) / 4
-                variants = [(*base, rect_angle % 90), (*base, (rect_angle + 45) % 90)]
-            else:
-                variants = [(*(centroid - _FLAT_OFFSET[size] * _unit(a)), a) for a in headings]
-            ratio = abs(np.log(area_mm2 / _apparent_area(kind, size, np.array(variants[0]), camera)))
-            if ratio < np.log(AREA_FACTOR):
-                options.append((ratio, size, variants))
-        for _, size, variants in sorted(options, key=lambda o: o[0])[:SIZES_TRIED]:
-            for v in variants:
-                hyps.append(Hypothesis(blob, kind, size))
-                starts.append(np.array(v, float))
-    if with_coins:
-        for coin in CoinKind:
-            area = np.pi * coin.diameter ** 2 / 4
-            if 1 / AREA_FACTOR < area_mm2 / area < AREA_FACTOR:
-                hyps.append(Hypothesis(blob, COIN, None, coin))
-                starts.append(np.array([*centroid, 0.0]))
-    return hyps, starts
+    return centroid, headings, rect_angle
 
 
 def _unit(deg: float) -> np.ndarray:
     return np.array([np.cos(np.radians(deg)), np.sin(np.radians(deg))])
-
-
-def _apparent_area(kind: str, size: Size, params: np.ndarray, camera: np.ndarray) -> float:
-    return float(cv2.contourArea(silhouette(kind, size, params, camera).astype(np.float32)))
 
 
 class _Batch:

@@ -187,20 +187,24 @@ class Detector:
 
     def _fit(self, found: list[_Blob], camera: np.ndarray) -> list[list[fitting.Fit]]:
         res = self.grid.res
+        per_blob: list[list[fitting.Fit]] = [[] for _ in found]
+        if not found:
+            return per_blob
+        origins = np.array([self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res for b in found])
+        outline_pts, outline_open = fitting.outline_points([b.part.outline for b in found],
+                                                           [b.part.undecided for b in found], origins, res)
+        tried = fitting.initial_hypotheses(outline_pts, [b.area_mm2 for b in found], camera,
+                                           [decide.metallic(b.observed) for b in found])
         hyps: list[fitting.Hypothesis] = []
         starts: list[np.ndarray] = []
         points, open_sides, offsets = [], [], []
         for i, b in enumerate(found):
-            origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
-            pts, open_side = fitting.outline_points(b.part.outline, b.part.undecided, origin, res)
-            h, s = decide.next_upright_size(*fitting.initial_hypotheses(pts, b.area_mm2, camera, i,
-                                                                        with_coins=decide.metallic(b.observed)))
+            h, s = decide.next_upright_size(*tried[i])
             hyps += h
             starts += s
-            points += [pts] * len(h)
+            points += [outline_pts[i]] * len(h)
             offsets += [b.part.edge_offset * res] * len(h)
-            open_sides += [open_side] * len(h)
-        per_blob: list[list[fitting.Fit]] = [[] for _ in found]
+            open_sides += [outline_open[i]] * len(h)
         if not hyps:
             return per_blob
         open_sides = np.array(open_sides)
@@ -214,7 +218,7 @@ class Detector:
             rows = np.flatnonzero(blob_of == i)
             if not len(rows):
                 continue
-            origin = self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res
+            origin = origins[i]
             # the silhouette must lie on the outline as well as the outline on it
             both = 0.5 * (rms[rows] + fitting.reverse_rms(rim[rows], origin + (b.part.outline + 0.5) * res,
                                                           b.part.edge_offset * res, b.part.undecided, origin, res))

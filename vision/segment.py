@@ -63,6 +63,8 @@ WEAK = 0.5
 MIN_SEED_MM2 = 15.0
 # Levels (of 255) of sensor noise and JPEG rounding: a channel this dark says little.
 NOISE_FLOOR_LEVELS = 8.0
+# The table's noise and texture are measured on every this many usable pixels.
+NOISE_SAMPLE_STEP = 7
 # A darker pixel whose hue changes less than this fraction of its darkening is shadow:
 # lamps and daylight differ in colour, so shadows are a little bluish or yellowish, but
 # far less than any coloured plastic changes the hue of what is behind it.
@@ -150,9 +152,13 @@ def table_mask(grid: TableGrid, layout: MarkerLayout, visible: np.ndarray) -> np
 
 class BackgroundFiller:
     """Fills the cells of a coarse table picture that the camera misses or the markers
-    cover from their nearest usable cell (fixed per camera pose, so computed once)."""
+    cover from their nearest usable cell (fixed per camera pose, so computed once).
+    Also keeps the pose's other fixed masks: the pixels sampled for the table's noise
+    and the ring around the marker sheets."""
 
     def __init__(self, usable: np.ndarray, grid: TableGrid):
+        self.sample = np.flatnonzero(usable.ravel())[::NOISE_SAMPLE_STEP]
+        self.near_sheet = cv2.dilate(~usable, np.ones((5, 5), np.uint8)) > 0
         self.f = max(1, int(round(BG_CELL_MM / grid.res)))
         self.res = grid.res
         self.shape = (grid.height // self.f, grid.width // self.f)
@@ -198,8 +204,8 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     grey, chroma = _hue_change(log_ratio, bg)
     # a dark, saturated table (felt) is noisy in log units: the hue threshold must clear
     # its own texture and noise, measured where most pixels are bare table
-    chroma_min = max(CHROMA_MIN, NOISE_FACTOR * float(np.median(chroma[usable > 0][::7])))
-    bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum[usable > 0][::7]), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
+    chroma_min = max(CHROMA_MIN, NOISE_FACTOR * float(np.median(chroma.ravel()[filler.sample])))
+    bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum.ravel()[filler.sample]), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
     score = cv2.max(cv2.max(chroma * (1 / chroma_min), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / bright_min))
     shadow = (grey < 0) & (grey > SHADOW_LOG_MIN) & (chroma < -SHADOW_HUE_RATIO * grey)
     score[shadow | (usable == 0)] = 0
@@ -222,7 +228,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     black = cv2.morphologyEx((darker * 255).astype(np.uint8) & usable, cv2.MORPH_OPEN,
                              np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
     m, black_labels, black_stats, _ = cv2.connectedComponentsWithStats(black, connectivity=8)
-    at_sheet = set(np.unique(black_labels[cv2.dilate(~usable, np.ones((5, 5), np.uint8)) > 0]).tolist())
+    at_sheet = set(np.unique(black_labels[filler.near_sheet]).tolist())
     overlap = np.bincount(black_labels[mask > 0], minlength=m)
     dark_blobs = []
     for j in range(1, m):
@@ -249,6 +255,9 @@ class Part:
 
 
 _CHANNEL_SUM = np.ones((1, 3), np.float32)
+# A channel's weight by the table's level v: v / (v + NOISE_FLOOR_LEVELS).
+_LEVELS = np.arange(256, dtype=np.float32).reshape(1, 256)
+_WEIGHT_LUT = _LEVELS / (_LEVELS + NOISE_FLOOR_LEVELS)
 
 
 def _robust_spread(values: np.ndarray) -> float:
@@ -262,8 +271,7 @@ def _hue_change(log_ratio: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.n
     log ratios about it, the length of its hue part). Each channel counts by how far the
     table's level is above the sensor's noise floor: a dark channel (blue on green felt)
     is mostly noise and JPEG rounding in log units, not hue."""
-    level = bg.astype(np.float32)
-    weight = cv2.divide(level, level + NOISE_FLOOR_LEVELS)
+    weight = cv2.LUT(bg, _WEIGHT_LUT)
     total = cv2.transform(weight, _CHANNEL_SUM) + 1e-6
     weighted = cv2.multiply(weight, log_ratio)
     mean = cv2.divide(cv2.transform(weighted, _CHANNEL_SUM), total)

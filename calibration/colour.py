@@ -10,7 +10,8 @@ scatters back) and 1 (the table seen straight through). A piece seen with appear
     min over w in [0, 1] of |obs - appearance - w·t|     (translucent; opaque: w = 0)
 
 from a model, with the grey (overall darkness) part weighted by DARKNESS_WEIGHT: uneven
-lamp light changes how bright a piece looks, not its hue.
+lamp light changes how bright a piece looks, not its hue (and within LIGHT_SPREAD, not
+at all). Mirrored lamps make translucent pieces paler (k, below).
 
 >>> models = ColourModels.load()
 >>> import numpy as np
@@ -70,23 +71,26 @@ class ColourModel:
             d["brightness"] = list(self.brightness)
         return d
 
-    def explain(self, observed: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For each measurement, the paleness k and show-through w that best explain it
-        (k·appearance + w·table), and the weighted residual (N×3)."""
+    def explain(self, observed: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, ...]:
+        """For each measurement, the paleness k, show-through w and brightness b that best
+        explain it (k·appearance + w·table + b on every channel), and the weighted residual
+        (N×3)."""
         m, t = _weighted(np.asarray(self.appearance))[None, None, :], _weighted(table)[:, None, :]
         obs = _weighted(observed)[:, None, :]
         if self.kind == OPAQUE:
             # opaque plastic hides the table; what it mirrors makes it lighter or darker
-            k, w = np.array([1.0]), np.linspace(*self.brightness, 15)
-            t = np.broadcast_to(_weighted(np.ones(3))[None, None, :], t.shape)
+            k, w, (lo, hi) = np.array([1.0]), np.array([0.0]), self.brightness
         else:
-            k, w = _PALENESS, _SHOW_THROUGH
-        kk, ww = np.meshgrid(k, w, indexing="ij")
-        kk, ww = kk.ravel(), ww.ravel()
+            k, w, (lo, hi) = _PALENESS, _SHOW_THROUGH, (-LIGHT_SPREAD, LIGHT_SPREAD)
+        kk, ww = (g.ravel() for g in np.meshgrid(k, w, indexing="ij"))
         resid = obs - kk[None, :, None] * m - ww[None, :, None] * t          # N×G×3
+        # the best brightness (added to every channel) in its range: a projection on grey
+        grey = _weighted(np.ones(3))
+        b = np.clip(resid @ grey / (grey @ grey), lo, hi)
+        resid -= b[..., None] * grey
         best = np.argmin(np.sum(resid ** 2, axis=2), axis=1)
         rows = np.arange(len(observed))
-        return kk[best], ww[best], resid[rows, best]
+        return kk[best], ww[best], b[rows, best], resid[rows, best]
 
 
 # Translucent plastic seen with a lamp or window mirrored in its faces is paler than on
@@ -95,6 +99,11 @@ class ColourModel:
 K_MIN = 0.4
 _PALENESS = np.linspace(K_MIN, 1.0, 14)
 _SHOW_THROUGH = np.linspace(0.0, 1.0, 11)
+# Lamps fall off across the table: a translucent piece may look up to LIGHT_SPREAD (log,
+# about 20 %) brighter or darker than under the markers' light at no cost; only beyond
+# that does its grey part count (at DARKNESS_WEIGHT). Without it a piece in a bright spot
+# is pushed towards the palest model of its hue (blue read as white or cyan).
+LIGHT_SPREAD = 0.2
 
 
 @dataclass(frozen=True)
@@ -114,7 +123,7 @@ class ColourModels:
         observed, table = np.atleast_2d(observed), np.atleast_2d(table)
         out = np.empty((len(observed), len(self.models)))
         for j, m in enumerate(self.models):
-            _, _, resid = m.explain(observed, table)
+            resid = m.explain(observed, table)[-1]
             out[:, j] = np.linalg.norm(resid, axis=1) / m.spread + m.prior
         return out
 
@@ -206,8 +215,8 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     for m in base.models:
         if m.name in measured:
             r = measured[m.name]
-            k, w, _ = m.explain(observed[r:r + 1], table[r:r + 1])
-            new = observed[r] if m.kind == OPAQUE else (observed[r] - w[0] * table[r]) / k[0]
+            k, w, b, _ = m.explain(observed[r:r + 1], table[r:r + 1])
+            new = observed[r] if m.kind == OPAQUE else (observed[r] - w[0] * table[r] - b[0]) / k[0]
             appearance = (1 - REFINE_WEIGHT) * np.asarray(m.appearance) + REFINE_WEIGHT * new
             m = ColourModel(m.name, m.kind, tuple(float(v) for v in appearance), m.spread, m.prior,  # type: ignore[arg-type]
                             m.brightness)

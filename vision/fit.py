@@ -214,9 +214,10 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
     lam = np.full(n, 1e-2)
     r, active = batch.residuals(params)
     J = batch.local(params, active)[1]
+    fresh = np.ones(n, bool)  # rows whose r is the full `residuals`, not the local form
     for it in range(iterations):
         w = point_weights(r, open_side)
-        J = np.nan_to_num(J, posinf=0, neginf=0)
+        np.copyto(J, 0.0, where=~np.isfinite(J))   # np.nan_to_num(J, posinf=0, neginf=0), in place
         JtW = J.transpose(0, 2, 1) * w[:, None, :]
         A = JtW @ J
         g = (JtW @ np.nan_to_num(r)[..., None])[..., 0]
@@ -238,9 +239,14 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
         J[better] = J_new[better]
         active = _merge_active(better[batch.pyr], active_new, active)
         lam = np.where(better, lam * 0.3, lam * 10)
+        fresh[better] = refresh
         if refresh and np.all(np.abs(step[better]) < 1e-3):
             break
-    return params, batch.residuals(params)[0]
+    # the last step was a refresh: only rows it did not move need their residuals again
+    stale = np.flatnonzero(~fresh)
+    if len(stale):
+        r[stale] = _Batch([hyps[k] for k in stale], points[stale], camera, edge_offset[stale]).residuals(params[stale])[0]
+    return params, r
 
 
 def robust_rms(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:

@@ -190,14 +190,16 @@ def edges_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
 
 # An upright winner loses to the next bigger upright at most FACE_SWAP_COST_MM costlier if,
 # where the bigger one's outline lies beyond the winner's (by FACE_APART_MM), the picture
-# just inside it is darker than just outside by FACE_DARKER on average (log, ~12 %;
-# measured EDGE_SIDE_MM either side): a shaded face of translucent plastic can be barely
-# darker than the table, too faint for the blob, but it ends at the base's edge with a
-# step to the table; a shadow runs on past where a bigger model would end, and bare
-# table has no step.
+# steps there on average (log, measured EDGE_SIDE_MM either side): darker just inside by
+# FACE_DARKER (~12 %) — a shaded face of translucent plastic can be barely darker than
+# the table, too faint for the blob, but it ends at the base's edge with a step to the
+# lit table — or darker just outside by SHADOW_STARTS (~20 %) — the piece's shadow starts
+# at its base, so a strip of face between the winner and its shadow is more piece. A
+# shadow runs on past where a bigger model would end, and bare table has no step.
 FACE_SWAP_COST_MM = 1.5
 FACE_APART_MM = 1.0
 FACE_DARKER = 0.12
+SHADOW_STARTS = 0.2
 
 
 def _signed_distance(pts: np.ndarray, poly: np.ndarray) -> np.ndarray:
@@ -226,7 +228,8 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
     origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
     inside, outside = (_sample(b.lum, pts[beyond] + side * EDGE_SIDE_MM * normal[beyond], origin, grid.res)
                        for side in (-1, 1))
-    return rival if np.mean(outside - inside) > FACE_DARKER else best
+    step = float(np.mean(outside - inside))
+    return rival if step > FACE_DARKER or step < -SHADOW_STARTS else best
 
 
 def tinted_shadow(fg: Foreground, box: tuple[int, int, int, int], inner: np.ndarray) -> np.ndarray:

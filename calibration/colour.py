@@ -71,10 +71,10 @@ class ColourModel:
             d["brightness"] = list(self.brightness)
         return d
 
-    def explain(self, observed: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, ...]:
+    def explain(self, observed: np.ndarray, table: np.ndarray, faint: bool = True) -> tuple[np.ndarray, ...]:
         """For each measurement, the paleness k, show-through w and brightness b that best
         explain it (k·appearance + w·table + b on every channel), and the weighted residual
-        (N×3)."""
+        (N×3). `faint`: also consider faint readings where they can be told (_faint_ok)."""
         m, t = _weighted(np.asarray(self.appearance))[None, None, :], _weighted(table)[:, None, :]
         obs = _weighted(observed)[:, None, :]
         if self.kind == OPAQUE:
@@ -83,12 +83,16 @@ class ColourModel:
         else:
             k, w, (lo, hi) = _PALENESS, _SHOW_THROUGH, (-LIGHT_SPREAD, LIGHT_SPREAD)
         kk, ww = (g.ravel() for g in np.meshgrid(k, w, indexing="ij"))
+        if faint and self.kind != OPAQUE:
+            kk, ww = np.concatenate([kk, _FAINT]), np.concatenate([ww, np.ones_like(_FAINT)])
         resid = obs - kk[None, :, None] * m - ww[None, :, None] * t          # N×G×3
         # the best brightness (added to every channel) in its range: a projection on grey
         grey = _weighted(np.ones(3))
         b = np.clip(resid @ grey / (grey @ grey), lo, hi)
         resid -= b[..., None] * grey
-        best = np.argmin(np.sum(resid ** 2, axis=2), axis=1)
+        cost = np.sum(resid ** 2, axis=2)
+        cost[~_faint_ok(observed, table)[:, None] & (kk < K_MIN)[None, :]] = np.inf
+        best = np.argmin(cost, axis=1)
         rows = np.arange(len(observed))
         return kk[best], ww[best], b[rows, best], resid[rows, best]
 
@@ -99,6 +103,27 @@ class ColourModel:
 K_MIN = 0.4
 _PALENESS = np.linspace(K_MIN, 1.0, 14)
 _SHOW_THROUGH = np.linspace(0.0, 1.0, 11)
+# A piece whose plastic shows only faintly (k from K_FAINT up to K_MIN: its faces mirror
+# the room more than they tint the table) shows the table straight through (w = 1), so the
+# table's own colour is not taken for the plastic's: a faint green over light wood is not
+# yellow plastic. Such a reading needs a tint (hue change against the table, log) of at
+# least FAINT_TINT — the segmentation's weak hue evidence; an untinted see-through piece
+# is clear plastic — and a table lit in every channel (each at least FAINT_TABLE_MIN,
+# ~30 % of the paper): over a dark channel (green felt's red) a faint tint is sensor
+# noise and mirrored light, not the plastic.
+K_FAINT = 0.1
+_FAINT = np.linspace(K_FAINT, K_MIN, 4, endpoint=False)
+FAINT_TINT = 0.09
+FAINT_TABLE_MIN = -1.2
+
+
+def _faint_ok(observed: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Per measurement: can a faint translucent piece be told here (see K_FAINT)?"""
+    change = observed - table
+    tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
+    return (tint >= FAINT_TINT) & (table.min(axis=1) >= FAINT_TABLE_MIN)
+
+
 # Lamps fall off across the table: a translucent piece may look up to LIGHT_SPREAD (log,
 # about 20 %) brighter or darker than under the markers' light at no cost; only beyond
 # that does its grey part count (at DARKNESS_WEIGHT). Without it a piece in a bright spot
@@ -215,7 +240,8 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     for m in base.models:
         if m.name in measured:
             r = measured[m.name]
-            k, w, b, _ = m.explain(observed[r:r + 1], table[r:r + 1])
+            # a calibration piece shows its plastic clearly: never divided by a faint k
+            k, w, b, _ = m.explain(observed[r:r + 1], table[r:r + 1], faint=False)
             new = observed[r] if m.kind == OPAQUE else (observed[r] - w[0] * table[r] - b[0]) / k[0]
             appearance = (1 - REFINE_WEIGHT) * np.asarray(m.appearance) + REFINE_WEIGHT * new
             m = ColourModel(m.name, m.kind, tuple(float(v) for v in appearance), m.spread, m.prior,  # type: ignore[arg-type]

@@ -70,3 +70,11 @@ def test_calibration_needs_exactly_the_named_pieces():
         refine_from_picture(img, MarkerLayout.default(), ["red", "blue", "green"], registration=reg)
     with pytest.raises(InputError, match="only once"):
         refine_from_picture(img, MarkerLayout.default(), ["red", "red"], registration=reg)
+
+
+def test_a_faint_piece_shows_the_table_through_it():
+    # a green piece on light wood drowned in mirrored light (measured on a render): only
+    # a faint green tint on the wood; the wood's own yellow is not yellow plastic
+    models = ColourModels.load()
+    wood = np.array([[-0.42, -0.22, -0.09]])
+    assert models.classify(np.array([[-0.45, 0.01, -0.13]]), wood)[0] == ["green"]

@@ -290,43 +290,75 @@ def perimeter_points(polys: list[np.ndarray], n: int = OUTLINE_POINTS) -> np.nda
     return out
 
 
-def reverse_rms(rim: np.ndarray, outline_mm: np.ndarray, edge_offset_mm: float, undecided: np.ndarray,
-                origin_mm: np.ndarray, res: float) -> np.ndarray:
+def reverse_rms(rim: np.ndarray, blob_of: np.ndarray, outlines_mm: list[np.ndarray], edge_offsets_mm: np.ndarray,
+                undecided: list[np.ndarray], origins_mm: np.ndarray, res: float) -> np.ndarray:
     """Robust RMS distance (mm) of points along each hypothesis's apparent outline (rim,
-    N×K×2) to the blob's outline (convex, M×2 mm): a bigger model can lay its sides on
-    the blob's and reach past its ends (there it costs only overlap); this is the check
-    the other way round. Past undecided pixels (a shaded face?) the reach costs
-    OPEN_WEIGHT as much."""
-    # signed distance to a convex polygon: the largest signed distance to its edges' lines
-    edge = np.roll(outline_mm, -1, axis=0) - outline_mm
+    N×K×2) to its blob's outline (convex, M×2 mm; blob_of: each row's blob): a bigger
+    model can lay its sides on the blob's and reach past its ends (there it costs only
+    overlap); this is the check the other way round. Past undecided pixels (a shaded
+    face?) the reach costs OPEN_WEIGHT as much."""
+    # signed distance to a convex polygon: the largest signed distance to its edges' lines,
+    # every blob's lines padded to as many as the longest outline's with repeats of its first
+    sizes = np.array([len(o) for o in outlines_mm])
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    slot = np.arange(len(owner)) - first[owner]
+    v = np.concatenate(outlines_mm)
+    edge = v[np.where(slot + 1 < sizes[owner], np.arange(len(owner)) + 1, first[owner])] - v
     normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(*edge.T), 1e-9)[:, None]
-    normal *= np.sign(np.sum(normal * (outline_mm - outline_mm.mean(axis=0)), axis=1))[:, None]
-    d = np.max(rim @ normal.T - np.sum(outline_mm * normal, axis=1), axis=2) - edge_offset_mm
-    ij = np.clip(np.round((rim - origin_mm) / res - 0.5).astype(int), 0, np.array(undecided.shape[::-1]) - 1)
-    open_side = undecided[ij[..., 1], ij[..., 0]] > 0
+    centre = np.add.reduceat(v, first) / sizes[:, None]
+    normal *= np.sign(np.sum(normal * (v - centre[owner]), axis=1))[:, None]   # outwards
+    offset = np.sum(v * normal, axis=1)
+    normals = np.repeat(normal[first, :, None], sizes.max(), axis=2)
+    offsets = np.repeat(offset[first, None], sizes.max(), axis=1)
+    normals[owner, :, slot], offsets[owner, slot] = normal, offset
+    d = np.max(rim @ normals[blob_of] - offsets[blob_of, None, :], axis=2) - edge_offsets_mm[blob_of, None]
+    # each row's outline point on its blob's undecided pixels, all boxes laid end to end
+    shapes = np.array([u.shape for u in undecided])
+    starts = np.concatenate([[0], np.cumsum(shapes[:, 0] * shapes[:, 1])[:-1]])
+    ij = np.round((rim - origins_mm[blob_of, None]) / res - 0.5).astype(int)
+    col = np.clip(ij[..., 0], 0, shapes[blob_of, 1, None] - 1)
+    row = np.clip(ij[..., 1], 0, shapes[blob_of, 0, None] - 1)
+    flat = np.concatenate([u.ravel() for u in undecided])
+    open_side = flat[starts[blob_of, None] + row * shapes[blob_of, 1, None] + col] > 0
     rho = ROBUST_MM ** 2 * np.log1p((d / ROBUST_MM) ** 2) * np.where(open_side & (d > 0), OPEN_WEIGHT, 1.0)
     return np.sqrt(np.mean(rho, axis=1))
 
 
-def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.ndarray], mask: np.ndarray,
-                    undecided: np.ndarray, origin_mm: np.ndarray, res: float) -> np.ndarray:
-    """Intersection over union of each hypothesis's apparent silhouette (`polys`) and
-    the blob mask, not counting undecided pixels the silhouette covers. Each is drawn
-    into its own layer of one stack; the counts are one product with the blob's pixels."""
+def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.ndarray], blob_of: np.ndarray,
+                    masks: list[np.ndarray], undecided: list[np.ndarray], origins_mm: np.ndarray,
+                    res: float) -> np.ndarray:
+    """Intersection over union of each hypothesis's apparent silhouette (`polys`) and its
+    blob's mask, not counting undecided pixels the silhouette covers. A blob's hypotheses
+    are drawn into the layers of one stack; the counts are one product with its pixels."""
     shift = 4
-    models = np.zeros((len(hyps),) + mask.shape, np.uint8)
-    for k, h in enumerate(hyps):
-        if h.kind == COIN:
-            centre = ((params[k, :2] - origin_mm) / res - 0.5) * (1 << shift)
-            cv2.circle(models[k], tuple(int(round(v)) for v in centre),
-                       int(round(h.coin.diameter / 2 / res * (1 << shift))), 1, -1, cv2.LINE_8, shift)  # type: ignore[union-attr]
-        else:
-            poly = ((polys[k] - origin_mm) / res - 0.5) * (1 << shift)
-            cv2.fillConvexPoly(models[k], np.round(poly).astype(np.int32), 1, cv2.LINE_8, shift)
-    inside = mask > 0
-    # a silhouette pixel counts in the intersection on the blob, in the union off it
-    # unless undecided; the blob's own pixels are all in the union
-    weights = np.column_stack([inside.ravel(), (~inside & (undecided == 0)).ravel()]).astype(np.float32)
-    inter, extra = (models.reshape(len(hyps), -1).astype(np.float32) @ weights).astype(np.int64).T
-    union = extra + np.count_nonzero(inside)
-    return np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+    # every pyramid's silhouette in fixed-point pixels of its blob's box, converted together
+    pyr = [k for k, h in enumerate(hyps) if h.kind != COIN]
+    lengths = [len(polys[k]) for k in pyr]
+    fixed: dict[int, np.ndarray] = {}
+    if pyr:
+        verts = np.concatenate([polys[k] for k in pyr]) - np.repeat(origins_mm[blob_of[pyr]], lengths, axis=0)
+        fixed = dict(zip(pyr, np.split(np.round((verts / res - 0.5) * (1 << shift)).astype(np.int32),
+                                       np.cumsum(lengths)[:-1])))
+    out = np.zeros(len(hyps))
+    for b, (mask, und) in enumerate(zip(masks, undecided)):
+        rows = np.flatnonzero(blob_of == b)
+        if not len(rows):
+            continue
+        models = np.zeros((len(rows),) + mask.shape, np.uint8)
+        for layer, k in zip(models, rows):
+            h = hyps[k]
+            if h.kind == COIN:
+                centre = ((params[k, :2] - origins_mm[b]) / res - 0.5) * (1 << shift)
+                cv2.circle(layer, tuple(int(round(v)) for v in centre),
+                           int(round(h.coin.diameter / 2 / res * (1 << shift))), 1, -1, cv2.LINE_8, shift)  # type: ignore[union-attr]
+            else:
+                cv2.fillConvexPoly(layer, fixed[k], 1, cv2.LINE_8, shift)
+        inside = mask > 0
+        # a silhouette pixel counts in the intersection on the blob, in the union off it
+        # unless undecided; the blob's own pixels are all in the union
+        weights = np.column_stack([inside.ravel(), (~inside & (und == 0)).ravel()]).astype(np.float32)
+        inter, extra = (models.reshape(len(rows), -1).astype(np.float32) @ weights).astype(np.int64).T
+        union = extra + np.count_nonzero(inside)
+        out[rows] = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
+    return out

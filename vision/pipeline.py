@@ -214,18 +214,14 @@ class Detector:
         polys = fitting.outline_polygons(hyps, params, camera)
         rim = fitting.perimeter_points(polys)
         blob_of = np.array([h.blob for h in hyps])
-        for i, b in enumerate(found):
-            rows = np.flatnonzero(blob_of == i)
-            if not len(rows):
-                continue
-            origin = origins[i]
-            # the silhouette must lie on the outline as well as the outline on it
-            both = 0.5 * (rms[rows] + fitting.reverse_rms(rim[rows], origin + (b.part.outline + 0.5) * res,
-                                                          b.part.edge_offset * res, b.part.undecided, origin, res))
-            ious = fitting.silhouette_ious([hyps[k] for k in rows], params[rows], [polys[k] for k in rows],
-                                           b.part.mask, b.part.undecided, origin, res)
-            for k, e, iou in zip(rows, both, ious):
-                per_blob[i].append(fitting.Fit(hyps[k], params[k], float(e), float(iou)))
+        # the silhouette must lie on the outline as well as the outline on it
+        outlines = [o + (b.part.outline + 0.5) * res for o, b in zip(origins, found)]
+        both = 0.5 * (rms + fitting.reverse_rms(rim, blob_of, outlines, np.array([b.part.edge_offset * res for b in found]),
+                                                [b.part.undecided for b in found], origins, res))
+        ious = fitting.silhouette_ious(hyps, params, polys, blob_of, [b.part.mask for b in found],
+                                       [b.part.undecided for b in found], origins, res)
+        for k, h in enumerate(hyps):
+            per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k])))
         return per_blob
 
     def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]],

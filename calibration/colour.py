@@ -83,8 +83,10 @@ class ColourModel:
         else:
             k, w, (lo, hi) = _PALENESS, _SHOW_THROUGH, (-LIGHT_SPREAD, LIGHT_SPREAD)
         kk, ww = (g.ravel() for g in np.meshgrid(k, w, indexing="ij"))
+        hi = np.full(len(kk), hi)
         if faint and self.kind != OPAQUE:
             kk, ww = np.concatenate([kk, _FAINT]), np.concatenate([ww, np.ones_like(_FAINT)])
+            hi = np.concatenate([hi, np.full(len(_FAINT), FAINT_BRIGHTER)])
         resid = obs - kk[None, :, None] * m - ww[None, :, None] * t          # N×G×3
         # the best brightness (added to every channel) in its range: a projection on grey
         grey = _weighted(np.ones(3))
@@ -115,6 +117,9 @@ K_FAINT = 0.1
 _FAINT = np.linspace(K_FAINT, K_MIN, 4, endpoint=False)
 FAINT_TINT = 0.09
 FAINT_TABLE_MIN = -1.2
+# What makes a piece faint is the light its faces mirror, which adds: a faint piece may
+# look up to this much (log, ~50 %) brighter than the table.
+FAINT_BRIGHTER = 0.4
 
 
 def _faint_ok(observed: np.ndarray, table: np.ndarray) -> np.ndarray:

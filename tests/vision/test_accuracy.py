@@ -41,7 +41,7 @@ def test_pieces_found_and_nothing_invented(score):
 
 
 def test_colour_size_and_pose(score):
-    assert score.rate(score.colour_ok) >= 0.94, score.mistakes
+    assert score.rate(score.colour_ok) >= 0.95, score.mistakes
     assert score.rate(score.size_ok) >= 0.955, score.mistakes
     assert score.rate(score.pose_ok) >= 0.97, score.mistakes
 

@@ -74,15 +74,23 @@ def outline_points(outlines: list[np.ndarray], undecided: list[np.ndarray], orig
     box's pixels) in table mm (B×n×2), and whether each borders undecided (shadow-like)
     pixels, where the piece may reach further (B×n)."""
     pts = perimeter_points(outlines, n)
-    reach = np.arange(-UNDECIDED_REACH_PX, UNDECIDED_REACH_PX + 1)
-    open_side = np.empty(pts.shape[:2], bool)
-    for i, u in enumerate(undecided):
-        # any undecided pixel in the square around the point: a dilation, at these points only
-        c, r = np.clip(np.round(pts[i]).astype(int), 0, np.array(u.shape[::-1]) - 1).T
-        cols = np.clip(c[:, None] + reach, 0, u.shape[1] - 1)
-        rows = np.clip(r[:, None] + reach, 0, u.shape[0] - 1)
-        open_side[i] = np.any(u[rows[:, :, None], cols[:, None, :]] > 0, axis=(1, 2))
-    return origins_mm[:, None] + (pts + 0.5) * res, open_side
+    # any undecided pixel in the square around the point: a dilation, at these points only
+    shapes = np.array([u.shape for u in undecided])
+    near = np.arange(-UNDECIDED_REACH_PX, UNDECIDED_REACH_PX + 1)
+    c = np.clip(np.round(pts[..., 0]).astype(int), 0, shapes[:, 1, None] - 1)
+    r = np.clip(np.round(pts[..., 1]).astype(int), 0, shapes[:, 0, None] - 1)
+    which = np.arange(len(undecided))[:, None, None, None]
+    window = box_lookup(undecided, which, c[..., None, None] + near[:, None], r[..., None, None] + near)
+    return origins_mm[:, None] + (pts + 0.5) * res, np.any(window > 0, axis=(2, 3))
+
+
+def box_lookup(boxes: list[np.ndarray], which: np.ndarray, col: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """Pixels of per-blob images (`boxes`) at (col, row), clipped into the box; `which`
+    says each lookup's box (all three broadcast together)."""
+    shapes = np.array([b.shape for b in boxes])
+    starts = np.concatenate([[0], np.cumsum(shapes[:, 0] * shapes[:, 1])[:-1]])
+    h, w = shapes[which, 0], shapes[which, 1]
+    return np.concatenate([b.ravel() for b in boxes])[starts[which] + np.clip(row, 0, h - 1) * w + np.clip(col, 0, w - 1)]
 
 
 def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: np.ndarray,
@@ -91,8 +99,7 @@ def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: n
     each: of each pose, the SIZES_TRIED sizes whose apparent area is nearest the blob's
     (within AREA_FACTOR). All candidates' apparent areas are computed together."""
     candidates = []  # (blob, kind, size, starting variants)
-    for blob, pts in enumerate(points):
-        centroid, headings, rect_angle = _blob_axes(pts)
+    for blob, (centroid, headings, rect_angle) in enumerate(_blob_axes(points)):
         # an upright piece's base sits towards the camera from the blob's centre
         heights = np.array([size.height for size in Size])
         bases = centroid - (lift(np.repeat(centroid[None], len(heights), axis=0), heights, camera) - centroid) / 4
@@ -125,18 +132,26 @@ def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: n
     return out
 
 
-def _blob_axes(points: np.ndarray) -> tuple[np.ndarray, list[float], float]:
-    """A blob's centroid, the headings a flat piece there may have (along the long axis,
-    one way or both) and the angle of its minimum-area rectangle (degrees)."""
-    centroid = points.mean(axis=0)
-    evals, evecs = np.linalg.eigh(np.cov((points - centroid).T))
-    axis = np.degrees(np.arctan2(evecs[1, 1], evecs[0, 1]))
-    # a flat piece's nose reaches further from the blob's centre than its tail edge
-    along = (points - centroid) @ _unit(axis)
-    reach = along.max() / max(-along.min(), 1e-6)
-    headings = [axis] if reach > 1 + NOSE_CLEAR else [axis + 180] if reach < 1 / (1 + NOSE_CLEAR) else [axis, axis + 180]
-    (_, _), (_, _), rect_angle = cv2.minAreaRect(points.astype(np.float32))
-    return centroid, headings, rect_angle
+def _blob_axes(points: np.ndarray) -> list[tuple[np.ndarray, list[float], float]]:
+    """Each blob's (outline points B×K×2) centroid, the headings a flat piece there may
+    have (along the long axis, one way or both) and the angle of its minimum-area
+    rectangle (degrees)."""
+    centroid = points.mean(axis=1)
+    # np.cov's arithmetic (its layouts kept, so its exact roundings), eigh of the whole stack
+    x = (points - centroid[:, None]).transpose(0, 2, 1)
+    x = x - x.mean(axis=2, keepdims=True)
+    cov = np.array([np.dot(v, v.T.conj()) for v in x]) * (1 / (points.shape[1] - 1))
+    evecs = np.linalg.eigh(cov)[1]
+    axes = np.degrees(np.arctan2(evecs[:, 1, 1], evecs[:, 0, 1]))
+    out = []
+    for pts, c, axis in zip(points, centroid, axes):
+        # a flat piece's nose reaches further from the blob's centre than its tail edge
+        along = (pts - c) @ _unit(axis)
+        reach = along.max() / max(-along.min(), 1e-6)
+        headings = [axis] if reach > 1 + NOSE_CLEAR else [axis + 180] if reach < 1 / (1 + NOSE_CLEAR) else [axis, axis + 180]
+        (_, _), (_, _), rect_angle = cv2.minAreaRect(pts.astype(np.float32))
+        out.append((c, headings, rect_angle))
+    return out
 
 
 def _unit(deg: float) -> np.ndarray:
@@ -313,14 +328,8 @@ def reverse_rms(rim: np.ndarray, blob_of: np.ndarray, outlines_mm: list[np.ndarr
     offsets = np.repeat(offset[first, None], sizes.max(), axis=1)
     normals[owner, :, slot], offsets[owner, slot] = normal, offset
     d = np.max(rim @ normals[blob_of] - offsets[blob_of, None, :], axis=2) - edge_offsets_mm[blob_of, None]
-    # each row's outline point on its blob's undecided pixels, all boxes laid end to end
-    shapes = np.array([u.shape for u in undecided])
-    starts = np.concatenate([[0], np.cumsum(shapes[:, 0] * shapes[:, 1])[:-1]])
     ij = np.round((rim - origins_mm[blob_of, None]) / res - 0.5).astype(int)
-    col = np.clip(ij[..., 0], 0, shapes[blob_of, 1, None] - 1)
-    row = np.clip(ij[..., 1], 0, shapes[blob_of, 0, None] - 1)
-    flat = np.concatenate([u.ravel() for u in undecided])
-    open_side = flat[starts[blob_of, None] + row * shapes[blob_of, 1, None] + col] > 0
+    open_side = box_lookup(undecided, blob_of[:, None], ij[..., 0], ij[..., 1]) > 0
     rho = ROBUST_MM ** 2 * np.log1p((d / ROBUST_MM) ** 2) * np.where(open_side & (d > 0), OPEN_WEIGHT, 1.0)
     return np.sqrt(np.mean(rho, axis=1))
 

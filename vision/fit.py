@@ -169,6 +169,8 @@ class _Batch:
         self.offsets = np.array([m.offsets for m in models]).reshape(-1, 5, 2)
         self.heights = np.array([m.heights for m in models]).reshape(-1, 5)
         self.faces = np.array([m.faces for m in models]).reshape(-1, 5, 4)
+        # each face corner's row in the rows' vertices laid end to end (N·5)
+        self.face_vertex = self.faces + 5 * np.arange(len(self.faces))[:, None, None]
         self.pyr_points = points[self.pyr]
         self.radius = np.array([hyps[i].coin.diameter / 2 for i in self.coin])  # type: ignore[union-attr]
         self.free = np.array([[1, 1, 0] if h.kind == COIN else [1, 1, 1] for h in hyps], float)
@@ -180,8 +182,10 @@ class _Batch:
         active = None
         if len(self.pyr):
             verts = apparent_vertices(params[self.pyr], self.offsets, self.heights, self.camera)
-            full = verts[np.arange(len(verts))[:, None, None], self.faces]
-            out[self.pyr], active = model_sdf(full, self.pyr_points, active=True)
+            sdf, active = model_sdf(verts.reshape(-1, 2).take(self.face_vertex, axis=0), self.pyr_points, active=True)
+            if not len(self.coin):
+                return sdf + self.edge_offset, active
+            out[self.pyr] = sdf
         if len(self.coin):
             out[self.coin] = coin_sdf(params[self.coin], self.radius, self.points[self.coin])
         return out + self.edge_offset, active
@@ -190,18 +194,21 @@ class _Batch:
         """`residuals` with each point's deciding face and edge held (the cheap local
         form), and their derivatives by (x, y, angle): N×K and N×K×3, zero for the
         parameters a row does not have (a coin's angle)."""
-        r = np.empty(self.points.shape[:2])
-        J = np.zeros(r.shape + (3,))
         if len(self.pyr):
             p = params[self.pyr]
             verts = apparent_vertices(p, self.offsets, self.heights, self.camera)
             motion = vertex_motion(p, self.offsets, self.heights, self.camera)
-            r[self.pyr], J[self.pyr] = active_sdf_jacobian(verts, motion, self.faces, self.pyr_points, active)
-        if len(self.coin):
-            d = self.points[self.coin] - params[self.coin, None, :2]
-            dist = np.hypot(d[..., 0], d[..., 1])
-            r[self.coin] = dist - self.radius[:, None]
-            J[self.coin, :, :2] = -d / np.where(dist > 1e-9, dist, np.inf)[..., None]
+            r_pyr, J_pyr = active_sdf_jacobian(verts, motion, self.faces, self.pyr_points, active)
+            if not len(self.coin):
+                return r_pyr + self.edge_offset, J_pyr
+        r = np.empty(self.points.shape[:2])
+        J = np.zeros(r.shape + (3,))
+        if len(self.pyr):
+            r[self.pyr], J[self.pyr] = r_pyr, J_pyr
+        d = self.points[self.coin] - params[self.coin, None, :2]
+        dist = np.hypot(d[..., 0], d[..., 1])
+        r[self.coin] = dist - self.radius[:, None]
+        J[self.coin, :, :2] = -d / np.where(dist > 1e-9, dist, np.inf)[..., None]
         return r + self.edge_offset, J
 
 

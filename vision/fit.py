@@ -242,7 +242,7 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
         np.copyto(J, 0.0, where=~np.isfinite(J))   # np.nan_to_num(J, posinf=0, neginf=0), in place
         JtW = J.transpose(0, 2, 1) * w[:, None, :]
         A = JtW @ J
-        g = (JtW @ np.nan_to_num(r)[..., None])[..., 0]
+        g = (JtW @ _finite(r)[..., None])[..., 0]
         A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
         step = -np.linalg.solve(A, g[..., None])[..., 0] * batch.free
         trial = params + step
@@ -253,8 +253,8 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
             J_new = batch.local(trial, active_new)[1]
         else:
             (r_new, J_new), active_new = batch.local(trial, active), None
-        old = np.sum(w * np.nan_to_num(r, nan=1e3) ** 2, axis=1)
-        new = np.sum(w * np.nan_to_num(r_new, nan=1e3) ** 2, axis=1)
+        old = np.sum(w * _finite(r, nan=1e3) ** 2, axis=1)
+        new = np.sum(w * _finite(r_new, nan=1e3) ** 2, axis=1)
         better = new <= old
         params[better] = trial[better]
         r[better] = r_new[better]
@@ -269,6 +269,11 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
     if len(stale):
         r[stale] = _Batch([hyps[k] for k in stale], points[stale], camera, edge_offset[stale]).residuals(params[stale])[0]
     return params, r
+
+
+def _finite(x: np.ndarray, nan: float = 0.0) -> np.ndarray:
+    """np.nan_to_num(x, nan=nan), without its copies and passes when (as nearly always) all is finite."""
+    return x if np.isfinite(x).all() else np.nan_to_num(x, nan=nan)
 
 
 def robust_rms(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:

@@ -123,9 +123,20 @@ def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
     offset[np.abs(area2) <= 1e-6] = -np.inf                           # edge-on face: never nearest
     # max over a face's 4 edges, then min over the faces, as running comparisons (strict,
     # so ties go to the first like argmax/argmin): far cheaper than reductions over axes of 4
+    # A triangle's repeated corner (slot 2) is no edge (-inf, never the max): that slot is
+    # evaluated on the faces that have one in some row only (the quadrilaterals).
     px, py = points[:, None, :, 0], points[:, None, :, 1]
     face = edge = None
     for i in range(faces.shape[2]):
+        live = np.flatnonzero((length[:, :, i] > 1e-9).any(axis=0))
+        if face is not None and len(live) < faces.shape[1]:
+            s = px * n[:, live, i, 0, None] + py * n[:, live, i, 1, None] - offset[:, live, i, None]
+            more = s > face[:, live]
+            face[:, live] = np.where(more, s, face[:, live])
+            sub = edge[:, live]
+            sub[more] = i
+            edge[:, live] = sub
+            continue
         s = px * n[:, :, i, 0, None] + py * n[:, :, i, 1, None] - offset[:, :, i, None]   # N×F×K
         if face is None:
             face, edge = s, np.zeros(s.shape, np.intp)

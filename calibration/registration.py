@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 from scipy.optimize import least_squares
 
+from calibration.bits import read_candidates
 from calibration.camera import CameraView, Intrinsics
 from calibration.corners import refine_corners
 from calibration.markers import MIN_MARKERS, MarkerLayout, aruco_dictionary
@@ -60,6 +61,15 @@ MIN_PICTURE_SIDE = 32
 # merges a black square with the outline of its own paper (1.5 modules of quiet zone put
 # them 0.0625 perimeters apart), and the undecodable paper outline sometimes wins.
 MIN_CANDIDATE_DISTANCE_RATE = 0.05
+# Reading a candidate's bits: OpenCV samples each cell on a 4×4-pixel warp, keeping all but
+# 13 % of its margin, so a defocused picture (blur σ ≥ 2 px, a webcam hunting for focus)
+# mixes neighbouring cells and fails the border check on squares it found. Sampled on 10×10
+# pixels and only the middle 40 % of each cell, the bits survive blur σ = 3 px.
+BIT_CELL_PX = 10
+BIT_CELL_MARGIN = 0.3
+# The largest adaptive-threshold window, px: OpenCV's 23 cannot span a blurred edge of a
+# marker seen 40-60 px wide; 53 can (the windows 3, 13, ... 53 are all tried).
+THRESHOLD_WINDOW_MAX_PX = 53
 # Without a camera.json: the lens assumed when one view cannot tell (a 62° horizontal field
 # of view, typical of webcams), and how weakly it pulls (σ of log focal length: ±25%).
 TYPICAL_HFOV_DEG = 62.0
@@ -123,6 +133,9 @@ def _make_detector(dictionary: str) -> cv2.aruco.ArucoDetector:
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # refined at full size below
     params.minMarkerDistanceRate = MIN_CANDIDATE_DISTANCE_RATE
+    params.perspectiveRemovePixelPerCell = BIT_CELL_PX
+    params.perspectiveRemoveIgnoredMarginPerCell = BIT_CELL_MARGIN
+    params.adaptiveThreshWinSizeMax = THRESHOLD_WINDOW_MAX_PX
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
@@ -133,12 +146,17 @@ def find_markers(image_bgr: np.ndarray, layout: MarkerLayout) -> dict[int, np.nd
     detector = detector_for(layout.dictionary)
     wanted = set(layout.ids)
     found: dict[int, np.ndarray] = {}
+    unread: list[np.ndarray] = []
     if max(grey.shape) >= DOWNSCALE_MIN_SIDE:
         small = cv2.resize(grey, None, fx=1 / DETECT_DOWNSCALE, fy=1 / DETECT_DOWNSCALE,
                            interpolation=cv2.INTER_AREA)
-        found = _decode(detector, small, wanted, scale=DETECT_DOWNSCALE)
+        found, unread = _decode(detector, small, wanted, scale=DETECT_DOWNSCALE)
     if len(found) < min(len(wanted), MIN_MARKERS) and _smallest_side(found) < FULL_SEARCH_SIDE_PX:
-        found.update({i: c for i, c in _decode(detector, grey, wanted, 1).items() if i not in found})
+        more, unread = _decode(detector, grey, wanted, 1)
+        found.update({i: c for i, c in more.items() if i not in found})
+    if wanted - found.keys() and unread:
+        # squares found but not read (a soft picture): read their bits more patiently
+        found.update(read_candidates(grey, unread, detector.getDictionary(), wanted - found.keys(), layout.modules))
     if found:
         ids = sorted(found)
         pts = np.concatenate([found[i] for i in ids]).astype(np.float32).reshape(-1, 1, 2)
@@ -155,14 +173,22 @@ def _smallest_side(found: dict[int, np.ndarray]) -> float:
     return float(min(sides)) if sides else 0.0
 
 
-def _decode(detector, grey: np.ndarray, wanted: set[int], scale: float) -> dict[int, np.ndarray]:
-    corners, ids, _ = detector.detectMarkers(grey)
+def _decode(detector, grey: np.ndarray, wanted: set[int],
+            scale: float) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
+    """The wanted markers read (id → 4×2 full-size corners), and the squares found but not
+    read (4×2 full-size corners each)."""
+    corners, ids, rejected = detector.detectMarkers(grey)
     out: dict[int, np.ndarray] = {}
     for c, i in zip(corners, np.ravel(ids) if ids is not None else []):
         if int(i) in wanted and int(i) not in out:
-            # pixel centres: (u + 0.5) · scale − 0.5 maps the small picture onto the full one
-            out[int(i)] = (c.reshape(4, 2).astype(np.float64) + 0.5) * scale - 0.5
-    return out
+            out[int(i)] = _full_size(c, scale)
+    return out, [_full_size(c, scale) for c in rejected]
+
+
+def _full_size(corners: np.ndarray, scale: float) -> np.ndarray:
+    """Corners found on a copy `scale` times smaller, in full-size pixels (pixel centres:
+    (u + 0.5) · scale − 0.5)."""
+    return (corners.reshape(4, 2).astype(np.float64) + 0.5) * scale - 0.5
 
 
 def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics | None = None,

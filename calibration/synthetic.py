@@ -23,6 +23,7 @@ import numpy as np
 
 from calibration.camera import CameraView, Intrinsics
 from calibration.markers import MarkerLayout
+from calibration.srgb import LINEAR, encode
 
 SUPERSAMPLE = 2
 
@@ -125,9 +126,12 @@ def render_plane(texture: Texture, view: CameraView, seed: int = 0, noise_sigma:
     # remap samples at pixel centres; texture pixel i is centred on x0 + (i + 0.5)/ppmm
     mx = ((x - texture.x0) * texture.ppmm - 0.5).astype(np.float32)
     my = ((y - texture.y0) * texture.ppmm - 0.5).astype(np.float32)
-    big = cv2.remap(texture.image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                    borderValue=texture.outside_bgr)
-    img = cv2.resize(big, (intr.width, intr.height), interpolation=cv2.INTER_AREA).astype(np.float32)
+    # a pixel gathers light: the texture is supersampled and averaged in linear light, and
+    # the camera encodes the result
+    light = LINEAR.astype(np.float32)[texture.image]
+    outside = tuple(float(LINEAR[v]) for v in texture.outside_bgr)
+    big = cv2.remap(light, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=outside)
+    img = encode(cv2.resize(big, (intr.width, intr.height), interpolation=cv2.INTER_AREA)).astype(np.float32)
     rng = np.random.default_rng(seed)
     # a lamp off to one side: light falls off smoothly across the picture
     lx, ly = rng.uniform(0, intr.width), rng.uniform(0, intr.height)

@@ -5,9 +5,9 @@ also shows the figures from the markers alone (focal length estimated by the reg
 
 Prints found / false %, colour / size / pose %, position and heading errors, detection
 ms per frame (registration included, and without it as on video; wall clock and CPU of
-this process, which is steadier on a shared machine), each step's share, the same
-frames' JPEG decode ms, and their ratio. Renders are cached (vision.scenes), so the first
-run is the slow one.
+this process, which is steadier on a shared machine), each step's share (the fit step's
+CPU split into blobs and model fits), the same frames' JPEG decode ms, and their ratio.
+Renders are cached (vision.scenes), so the first run is the slow one.
 """
 
 import statistics
@@ -44,7 +44,7 @@ def median_ms(fn, repeats: int = 3, clock=time.perf_counter) -> float:
 
 def main() -> None:
     score, no_camera = Score(), Score()
-    full, video, video_cpu, decode, steps = [], [], [], [], {}
+    full, video, video_cpu, decode, steps, fit_cpu = [], [], [], [], {}, {}
     per_surface: dict[str, Score] = {}
     for seed in SEEDS:
         r = rendered(seed)
@@ -62,6 +62,14 @@ def main() -> None:
         for name, ms in detector.detect(r.image, reg).timings_ms.items():
             if name != "register":
                 steps.setdefault(name, []).append(ms)
+        # the fit step's two halves, CPU: the blobs (outline refinement, colour, masks) and
+        # the model fits (hypotheses, Gauss-Newton, scoring)
+        fg = detector.segment(r.image, reg)
+        found = detector._blobs(fg)
+        camera = np.asarray(reg.view.position, float)
+        fit_cpu.setdefault("blobs", []).append(median_ms(lambda: detector._blobs(fg), clock=time.process_time))
+        fit_cpu.setdefault("model fits", []).append(
+            median_ms(lambda: detector._fit(found, camera), clock=time.process_time))
         buf = np.frombuffer(r.jpeg, np.uint8)
         decode.append(median_ms(lambda: cv2.imdecode(buf, cv2.IMREAD_COLOR)))
     print(f"held-out renders: {len(SEEDS)} (red, yellow, green, blue), intrinsics given")
@@ -72,6 +80,7 @@ def main() -> None:
           f"video CPU {statistics.median(video_cpu):.1f}")
     print("  steps (median ms; segment, fit, decide on video): "
           + ", ".join(f"{k} {statistics.median(t):.1f}" for k, t in steps.items()))
+    print("  fit step's CPU (median ms): " + ", ".join(f"{k} {statistics.median(t):.1f}" for k, t in fit_cpu.items()))
     print(f"JPEG decode ms per frame (median): {j:.1f}; ratio detection/decode: {d / j:.1f} (video {v / j:.1f})")
     for m in score.mistakes[:15]:
         print("  ", m)

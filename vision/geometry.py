@@ -104,7 +104,10 @@ def _edge_normals(a: np.ndarray, b: np.ndarray, orient: np.ndarray) -> tuple[np.
     length = np.hypot(e[..., 0], e[..., 1])
     with np.errstate(invalid="ignore", divide="ignore"):
         n = np.stack([e[..., 1], -e[..., 0]], -1) * (orient / length)[..., None]
-    return np.nan_to_num(n), length
+    # np.nan_to_num(n): a repeated corner (length 0) gives 0·inf = nan; inf needs a
+    # subnormal edge, so the full conversion is rarely needed
+    n[np.isnan(n)] = 0.0
+    return (np.nan_to_num(n) if np.isinf(n).any() else n), length
 
 
 def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
@@ -118,7 +121,7 @@ def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
     area2 = np.sum(faces[..., 0] * b[..., 1] - b[..., 0] * faces[..., 1], axis=2)  # N×F, twice the area
     orient = np.where(area2 >= 0, 1.0, -1.0)
     n, length = _edge_normals(faces, b, orient[..., None])
-    offset = np.sum(faces * n, axis=-1)                              # N×F×4
+    offset = faces[..., 0] * n[..., 0] + faces[..., 1] * n[..., 1]   # N×F×4
     offset[length <= 1e-9] = np.inf                                  # repeated corner: no edge
     offset[np.abs(area2) <= 1e-6] = -np.inf                           # edge-on face: never nearest
     # max over a face's 4 edges, then min over the faces, as running comparisons (strict,

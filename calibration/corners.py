@@ -16,7 +16,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from calibration.srgb import LINEAR
+from calibration.srgb import LINEAR, encode
+
+_LIGHT = LINEAR.astype(np.float32).reshape(1, 256)
 
 # Part of each side sampled (its middle, clear of the rounded corners), and how many
 # profiles across it.
@@ -49,10 +51,11 @@ def refine_corners(grey: np.ndarray, corners: np.ndarray, modules: int) -> np.nd
     along = a[:, :, None, :] + (ts[None, None, :, None] * length[..., None, None]) * d[:, :, None, :]
     pts = along[:, :, :, None, :] + ss[:, None, None, :, None] * n[:, :, None, None, :]  # M×4×T×S×2
     flat = pts.reshape(-1, SAMPLES_ACROSS, 2).astype(np.float32)
-    prof = cv2.remap(grey, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    prof = prof.reshape(pts.shape[:4])
-    offset, ok = _crossings(LINEAR[prof], ss)
-    ok &= prof[..., -2:].mean(axis=-1) - prof[..., :2].mean(axis=-1) >= MIN_EDGE_CONTRAST
+    # sampled in light (interpolating pixel values would bend the profile as the curve does)
+    light = cv2.remap(cv2.LUT(grey, _LIGHT), flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_REPLICATE).reshape(pts.shape[:4])
+    offset, ok = _crossings(light, ss)
+    ok &= encode(light[..., -2:].mean(axis=-1)).astype(float) - encode(light[..., :2].mean(axis=-1)) >= MIN_EDGE_CONTRAST
     edge_pts = along + offset[..., None] * n[:, :, None, :]
     centre, direction, enough = _fit_lines(edge_pts, ok)
     # corner k is where side k−1 (into it) meets side k (out of it)

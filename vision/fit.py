@@ -99,9 +99,9 @@ def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: n
     each: of each pose, the SIZES_TRIED sizes whose apparent area is nearest the blob's
     (within AREA_FACTOR). All candidates' apparent areas are computed together."""
     candidates = []  # (blob, kind, size, starting variants)
+    heights = np.array([size.height for size in Size])
     for blob, (centroid, headings, rect_angle) in enumerate(_blob_axes(points)):
         # an upright piece's base sits towards the camera from the blob's centre
-        heights = np.array([size.height for size in Size])
         bases = centroid - (lift(np.repeat(centroid[None], len(heights), axis=0), heights, camera) - centroid) / 4
         for size, base in zip(Size, bases):
             candidates.append((blob, UPRIGHT, size, [(*base, rect_angle % 90), (*base, (rect_angle + 45) % 90)]))

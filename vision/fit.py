@@ -250,7 +250,8 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
         refresh = it % REFRESH_EVERY == REFRESH_EVERY - 1 or it == iterations - 1
         if refresh:
             r_new, active_new = batch.residuals(trial)
-            J_new = batch.local(trial, active_new)[1]
+            # (after the last step the Jacobian is not needed)
+            J_new = batch.local(trial, active_new)[1] if it < iterations - 1 else J
         else:
             (r_new, J_new), active_new = batch.local(trial, active), None
         old = np.sum(w * _finite(r, nan=1e3) ** 2, axis=1)

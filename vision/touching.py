@@ -1,0 +1,119 @@
+"""Touching pieces: one blob, several pieces, cut apart.
+
+Pieces of different colours are cut by hue, pieces meeting at a narrow neck by erosion,
+same-coloured pieces pressed together along the valley of weaker evidence between them.
+
+>>> import numpy as np
+>>> two = np.zeros((50, 50), np.uint8)
+>>> two[2:22, 2:22] = 255; two[24:44, 24:44] = 255; two[20:26, 20:26] = 255   # corner to corner
+>>> round(float(solidity(two)), 2), [int(np.count_nonzero(p)) for p in split(two)]
+(0.66, [417, 411])
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+# A blob bigger than this (mm²; a large upright's silhouette is at most ~850) may be
+# pieces of different colours touching: its hues (HUE_BINS bins around the circle)
+# are looked at, and peaks of at least HUE_PEAK_SHARE of the highest split it.
+MERGED_MM2 = 900.0
+HUE_BINS = 24
+HUE_PEAK_SHARE = 0.25
+# A pyramid's silhouette is convex; a blob whose area is less than this share of its
+# convex hull is taken for touching pieces and split (eroding up to SPLIT_ERODE_MAX
+# pixels, keeping parts of at least SPLIT_SEED_PX).
+SOLIDITY_MIN = 0.75
+SPLIT_ERODE_MAX = 5
+SPLIT_SEED_PX = 20
+# A blob still too big for one piece (MERGED_MM2) after those splits is same-coloured
+# pieces touching: the table or the shade in the crevice between them shows as a valley
+# of weaker evidence. It is cut at rising levels (these fractions of its median
+# evidence) until it falls apart into parts of at least MIN_BLOB_MM2.
+VALLEY_LEVELS = (0.6, 0.75, 0.9, 1.05)
+# Smallest blob worth fitting, mm²: half the base of a small piece (14.3 mm square).
+MIN_BLOB_MM2 = 100.0
+
+
+def split_by_hue(mask: np.ndarray, hue: np.ndarray, res: float) -> list[np.ndarray]:
+    """Pieces of different colours touching: a blob too big for one piece whose pixels'
+    hues gather around several clearly separate directions is cut by hue."""
+    if np.count_nonzero(mask) * res ** 2 < MERGED_MM2:
+        return [mask]
+    h = hue[mask > 0]
+    chroma = np.hypot(h[:, 0], h[:, 1])
+    angle = np.degrees(np.arctan2(h[:, 1], h[:, 0])) % 360
+    hist, _ = np.histogram(angle, bins=HUE_BINS, range=(0, 360), weights=chroma)
+    hist = hist + 0.5 * (np.roll(hist, 1) + np.roll(hist, -1))
+    peaks = [i for i in range(HUE_BINS) if hist[i] >= hist[i - 1] and hist[i] > hist[(i + 1) % HUE_BINS]
+             and hist[i] >= HUE_PEAK_SHARE * hist.max()]
+    if len(peaks) < 2:
+        return [mask]
+    centres = (np.array(peaks) + 0.5) * 360 / HUE_BINS
+    gap = np.abs((angle[:, None] - centres[None, :] + 180) % 360 - 180)
+    owner = np.full(mask.shape, -1)
+    owner[mask > 0] = np.argmin(gap, axis=1)
+    out = []
+    for k in range(len(peaks)):
+        sub = cv2.morphologyEx(((owner == k) * 255).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+        out += [(labels == i).astype(np.uint8) * 255 for i in range(1, n)
+                if stats[i, cv2.CC_STAT_AREA] * res ** 2 >= MIN_BLOB_MM2]
+    return out or [mask]
+
+
+def split_by_valley(mask: np.ndarray, score: np.ndarray, res: float) -> list[np.ndarray]:
+    """Same-coloured pieces touching: a part too big for one piece, cut along the
+    valley of weaker evidence between them; each pixel goes to the nearest part."""
+    if np.count_nonzero(mask) * res ** 2 < MERGED_MM2:
+        return [mask]
+    inside = score[mask > 0]
+    typical = float(np.median(inside))
+    for fraction in VALLEY_LEVELS:
+        core = cv2.morphologyEx(((score > fraction * typical) & (mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
+                                np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+        seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * res ** 2 >= MIN_BLOB_MM2]
+        if len(seeds) >= 2:
+            return _nearest_seed(mask, labels, seeds)
+    return [mask]
+
+
+def _nearest_seed(mask: np.ndarray, labels: np.ndarray, seeds: list[int]) -> list[np.ndarray]:
+    """The mask's pixels shared out to the nearest of the seed components."""
+    dist = np.stack([cv2.distanceTransform((labels != i).astype(np.uint8), cv2.DIST_L2, 3) for i in seeds])
+    owner = np.argmin(dist, axis=0)
+    return [((owner == k) & (mask > 0)).astype(np.uint8) * 255 for k in range(len(seeds))]
+
+
+def split(mask: np.ndarray) -> list[np.ndarray]:
+    """Touching pieces: a mask much less convex than a pyramid's silhouette is eroded
+    until it falls apart, and each pixel goes to the nearest part."""
+    if solidity(mask) >= SOLIDITY_MIN:
+        return [mask]
+    kernel = np.ones((3, 3), np.uint8)
+    core = mask
+    for _ in range(SPLIT_ERODE_MAX):
+        core = cv2.erode(core, kernel)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+        seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= SPLIT_SEED_PX]
+        if len(seeds) >= 2:
+            return _nearest_seed(mask, labels, seeds)
+    return [mask]
+
+
+def solidity(mask: np.ndarray) -> float:
+    """Area over convex hull area."""
+    hull = convex_fill(mask)
+    return np.count_nonzero(mask) / max(np.count_nonzero(hull), 1)
+
+
+def convex_fill(mask: np.ndarray) -> np.ndarray:
+    """The mask's convex hull, filled: a pyramid's silhouette is convex, so notches are
+    faces that mirror a lamp or the table and holes are see-through plastic."""
+    pts = cv2.findNonZero(mask)
+    out = np.zeros_like(mask)
+    if pts is not None:
+        cv2.fillConvexPoly(out, cv2.convexHull(pts), 255)
+    return out

@@ -182,7 +182,8 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     bg = filler.background(table)
     log_ratio = cv2.subtract(cv2.LUT(table, _LOG_LUT), cv2.LUT(bg, _LOG_LUT))
     log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)   # average sensor noise over ~1 mm²
-    h1, h2, lum = cv2.split(cv2.transform(log_ratio, _HUE_LUM))
+    parts = cv2.transform(log_ratio, _HUE_LUM)
+    hue, lum = parts[..., :2], np.ascontiguousarray(parts[..., 2])   # hue: a view, no copy
     grey, chroma = _hue_change(log_ratio, bg)
     # a dark, saturated table (felt) is noisy in log units: the hue threshold must clear
     # its own texture and noise, measured where most pixels are bare table
@@ -222,7 +223,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
             score[region] = lum[region] * (1 / DARK_CANDIDATE_LOG)
             mask[region] = 255
             dark_blobs.append((n + j, tuple(int(v) for v in black_stats[j, :4])))
-    return Foreground(table, bg, mask, score, lum, cv2.merge([h1, h2]), dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
+    return Foreground(table, bg, mask, score, lum, hue, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
                       filler.res, labels, blobs, dark_blobs)
 
 

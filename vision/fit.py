@@ -19,7 +19,7 @@ import numpy as np
 
 from domain import CoinKind, Size
 from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf_jacobian, apparent_vertices, coin_sdf, lift, model, \
-    model_sdf, silhouettes, vertex_motion
+    model_sdf, silhouettes, vertices_and_motion
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -196,8 +196,7 @@ class _Batch:
         parameters a row does not have (a coin's angle)."""
         if len(self.pyr):
             p = params[self.pyr]
-            verts = apparent_vertices(p, self.offsets, self.heights, self.camera)
-            motion = vertex_motion(p, self.offsets, self.heights, self.camera)
+            verts, motion = vertices_and_motion(p, self.offsets, self.heights, self.camera)
             r_pyr, J_pyr = active_sdf_jacobian(verts, motion, self.faces, self.pyr_points, active)
             if not len(self.coin):
                 return r_pyr + self.edge_offset, J_pyr

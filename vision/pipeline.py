@@ -28,7 +28,7 @@ from calibration.camera import Intrinsics
 from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
 from domain import Coin, InputError, TableState
-from vision import decide
+from vision import decide, shadows
 from vision import fit as fitting
 from vision.geometry import COIN, to_piece
 from vision.rectify import Rectifier, TableGrid
@@ -178,7 +178,7 @@ class Detector:
         camera = np.asarray(reg.view.position, float)
         fits = self._fit(found, camera)
         t.append(time.perf_counter())
-        state, piece_fits = self._state(found, fits, camera)
+        state, piece_fits = self._state(found, fits, camera, fg.lum)
         t.append(time.perf_counter())
         names = ("register", "segment", "fit", "decide")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
@@ -224,8 +224,8 @@ class Detector:
             per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k])))
         return per_blob
 
-    def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]],
-               camera: np.ndarray) -> tuple[TableState, list[PieceFit]]:
+    def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
+               lum: np.ndarray) -> tuple[TableState, list[PieceFit]]:
         pieces, coins, decided = [], [], []
         chosen = []
         for b, options in zip(found, fits):
@@ -242,6 +242,7 @@ class Detector:
                           != (best.hypothesis.kind, best.hypothesis.size)), decide.cost(best) + COST_GAP_CONFIDENT)
             chosen.append((b, best, rival - decide.cost(best)))
         chosen = decide.without_shadows(chosen, camera)
+        chosen = shadows.without_cast_shadows(chosen, camera, shadows.picture_direction(chosen, lum, self.grid, camera))
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
         if chosen:

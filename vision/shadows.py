@@ -1,0 +1,128 @@
+"""Shadows read as pieces: the picture's shadow direction from the pieces found, and the
+coloured candidates that are only the shadow of the piece they touch (see
+docs/detection.md, "How it works", step 6).
+
+A shadow lies on the side of its caster away from the lamp and starts at its base; in
+one picture every shadow of one lamp points the same way. Light through translucent
+plastic tints the shadow with the piece's hue, so a shadow beyond an upright can be cut
+from the table as a blob of its own, fitted and coloured like a small piece. It differs
+from a real neighbour in three ways at once: it lies where the caster's shadow falls,
+it carries the caster's hue, and it is darker than the table and either paler than
+the caster's plastic (the tint comes diluted by the other lights) or much darker than
+it (the caster's lit faces mirror the lamps, its shadow gets none of them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision.decide import SHADOW_PALER, SHADOW_TOUCH_MM, _outline
+from vision.geometry import COIN
+from vision.rectify import TableGrid
+
+if TYPE_CHECKING:
+    from vision.pipeline import _Blob
+
+# Shade: darker than the table (log) by more than its texture and noise (~14 %).
+SHADE_LOG = -0.15
+# The shade around a piece that is its own shadow: within this many mm of its centre
+# (a large upright's shadow under a lamp 45° high reaches ~40 mm) ...
+SHADE_REACH_MM = 40.0
+# ... and at least this many pixels of it (mm²), or the piece says nothing of the lamp.
+SHADE_MIN_MM2 = 20.0
+# A candidate lies on its neighbour's shadow side when the direction from the neighbour
+# to it is within ~45° of the picture's shadow direction (cosine).
+SHADOW_SIDE_COS = 0.7
+# A tinted shadow's hue change points the same way as its caster's (cosine).
+SAME_TINT_COS = 0.8
+# ... and it is darker (log, ~26 %) than the caster's plastic when not paler.
+DARKER_THAN_CASTER = 0.3
+# Pixels eroded off a blob before its typical darkening and hue: the rim mixes in the table.
+ERODE_PX = 2
+
+
+def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray, res: float) -> np.ndarray | None:
+    """The picture's dominant shadow direction (unit vector, grid axes = table axes), or
+    None: the mean over pieces of the direction from each piece's centre to the shade
+    (pixels darker than the table, not on a piece) around it. `pieces` marks the
+    coloured pieces' pixels, `centres_px` their centres (grid pixels)."""
+    shade = (lum < SHADE_LOG) & ~pieces
+    reach = int(round(SHADE_REACH_MM / res))
+    units = []
+    for col, row in np.round(centres_px).astype(int):
+        y0, x0 = max(row - reach, 0), max(col - reach, 0)
+        ys, xs = np.nonzero(shade[y0:row + reach + 1, x0:col + reach + 1])
+        if len(xs) * res * res < SHADE_MIN_MM2:
+            continue
+        v = np.array([xs.mean() + x0 - col, ys.mean() + y0 - row])
+        norm = np.hypot(*v)
+        if norm > 0:
+            units.append(v / norm)
+    if not units:
+        return None
+    mean = np.sum(units, axis=0)
+    norm = np.hypot(*mean)
+    return mean / norm if norm > 0 else None
+
+
+def _pieces(chosen: list) -> list[int]:
+    """Indices of the coloured pyramids among the decided candidates."""
+    return [k for k, (b, best, _) in enumerate(chosen) if not b.dark and best.hypothesis.kind != COIN]
+
+
+def picture_direction(chosen: list, lum: np.ndarray, grid: TableGrid, camera: np.ndarray) -> np.ndarray | None:
+    """shadow_direction from the decided candidates (blob, fit, gap) and the picture's
+    darkening against the table on the grid."""
+    pieces = np.zeros(lum.shape, bool)
+    centres = []
+    for k in _pieces(chosen):
+        b, best, _ = chosen[k]
+        (x, y), (h, w) = b.origin_px, b.part.mask.shape
+        pieces[y:y + h, x:x + w] |= b.part.mask > 0
+        centres.append(np.array(_outline(best, camera).centroid.coords[0]))
+    if not centres:
+        return None
+    return shadow_direction(lum, pieces, grid.to_px(np.array(centres)), grid.res)
+
+
+def _tint(b: _Blob) -> tuple[float, float, np.ndarray]:
+    """A blob's typical hue change (median chroma), darkening (median log) and mean hue
+    vector, on its pixels away from the rim."""
+    inner = cv2.erode(b.part.mask, np.ones((2 * ERODE_PX + 1,) * 2, np.uint8)) > 0
+    if np.count_nonzero(inner) < 10:
+        inner = b.part.mask > 0
+    return float(np.median(b.chroma[inner])), float(np.median(b.lum[inner])), b.hue[inner].mean(axis=0)
+
+
+def is_cast_shadow(shadow: tuple, caster: tuple, towards: np.ndarray, direction: np.ndarray) -> bool:
+    """Is a candidate (its _tint) the shadow of the piece it touches (its _tint), lying
+    `towards` (unit vector from the caster's centre to its own) in a picture whose
+    shadows point along `direction`?"""
+    (chroma, lum, hue), (c_chroma, c_lum, c_hue) = shadow, caster
+    same_tint = float(hue @ c_hue) > SAME_TINT_COS * np.hypot(*hue) * np.hypot(*c_hue)
+    return bool(float(towards @ direction) > SHADOW_SIDE_COS and same_tint and lum < 0
+                and (chroma < SHADOW_PALER * c_chroma or lum < c_lum - DARKER_THAN_CASTER))
+
+
+def without_cast_shadows(chosen: list, camera: np.ndarray, direction: np.ndarray | None) -> list:
+    """Drop coloured candidates that are the tinted shadow of a piece they touch."""
+    if direction is None:
+        return chosen
+    lit = _pieces(chosen)
+    outlines = {k: _outline(chosen[k][1], camera) for k in lit}
+    centres = {k: np.array(outlines[k].centroid.coords[0]) for k in lit}
+    tints = {k: _tint(chosen[k][0]) for k in lit}
+    drop = set()
+    for k in lit:
+        for j in lit:
+            if j == k or outlines[k].distance(outlines[j]) > SHADOW_TOUCH_MM:
+                continue
+            v = centres[k] - centres[j]
+            norm = np.hypot(*v)
+            if norm > 0 and is_cast_shadow(tints[k], tints[j], v / norm, direction):
+                drop.add(k)
+                break
+    return [c for k, c in enumerate(chosen) if k not in drop]

@@ -228,11 +228,13 @@ class Detector:
                lum: np.ndarray) -> tuple[TableState, list[PieceFit]]:
         pieces, coins, decided = [], [], []
         chosen = []
+        direction = shadows.picture_direction(found, lum, self.grid.res)
         for b, options in zip(found, fits):
             if not options:
                 continue
             options.sort(key=decide.cost)
             best = decide.not_explaining_shadow(options, b, self.grid, camera)
+            best = shadows.shadow_side_decide(best, options, b, self.grid, camera, direction)
             best = decide.edges_decide(best, options, b, self.grid, camera)
             best = decide.ridges_decide(best, options, b, self.grid, camera)
             best = decide.faces_decide(best, options, b, self.grid, camera)
@@ -242,7 +244,7 @@ class Detector:
                           != (best.hypothesis.kind, best.hypothesis.size)), decide.cost(best) + COST_GAP_CONFIDENT)
             chosen.append((b, best, rival - decide.cost(best)))
         chosen = decide.without_shadows(chosen, camera)
-        chosen = shadows.without_cast_shadows(chosen, camera, shadows.picture_direction(chosen, lum, self.grid, camera))
+        chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
         if chosen:

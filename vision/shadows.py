@@ -10,6 +10,7 @@ from a real neighbour in three ways at once: it lies where the caster's shadow f
 it carries the caster's hue, and it is darker than the table and either paler than
 the caster's plastic (the tint comes diluted by the other lights) or much darker than
 it (the caster's lit faces mirror the lamps, its shadow gets none of them).
+The same direction tells an upright with its shadow beside it from a flat piece.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+from shapely.geometry import Polygon
 
-from vision.decide import SHADOW_PALER, SHADOW_TOUCH_MM, _outline
-from vision.geometry import COIN
+from vision import fit as fitting
+from vision.decide import (IOU_MIN, SHADOW_EDGE_PX, SHADOW_PALER, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM, _model_mask,
+                           _outline, cost)
+from vision.geometry import COIN, FLAT, UPRIGHT
 from vision.rectify import TableGrid
 
 if TYPE_CHECKING:
@@ -40,6 +44,12 @@ SHADOW_SIDE_COS = 0.7
 SAME_TINT_COS = 0.8
 # ... and it is darker (log, ~26 %) than the caster's plastic when not paler.
 DARKER_THAN_CASTER = 0.3
+# An upright beats a flat winner when what the flat covers beyond it (at least
+# BEYOND_MIN_MM2, past the blurred rim) lies on its shadow side and is darker than the
+# plastic inside it by BEYOND_DARKER (log, ~10 %): a flat piece's tail is the same
+# plastic as its nose, an upright's shadow is darker than the upright.
+BEYOND_MIN_MM2 = 8.0
+BEYOND_DARKER = 0.1
 # Pixels eroded off a blob before its typical darkening and hue: the rim mixes in the table.
 ERODE_PX = 2
 
@@ -48,7 +58,13 @@ def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray
     """The picture's dominant shadow direction (unit vector, grid axes = table axes), or
     None: the mean over pieces of the direction from each piece's centre to the shade
     (pixels darker than the table, not on a piece) around it. `pieces` marks the
-    coloured pieces' pixels, `centres_px` their centres (grid pixels)."""
+    coloured pieces' pixels, `centres_px` their centres (grid pixels).
+
+    >>> lum = np.zeros((60, 60), np.float32); lum[25:36, 35:50] = -0.5   # shade to the right
+    >>> pieces = np.zeros((60, 60), bool); pieces[25:36, 25:35] = True
+    >>> shadow_direction(lum, pieces, np.array([[30, 30]]), 1.0).round(2)
+    array([1., 0.])
+    """
     shade = (lum < SHADE_LOG) & ~pieces
     reach = int(round(SHADE_REACH_MM / res))
     units = []
@@ -73,19 +89,19 @@ def _pieces(chosen: list) -> list[int]:
     return [k for k, (b, best, _) in enumerate(chosen) if not b.dark and best.hypothesis.kind != COIN]
 
 
-def picture_direction(chosen: list, lum: np.ndarray, grid: TableGrid, camera: np.ndarray) -> np.ndarray | None:
-    """shadow_direction from the decided candidates (blob, fit, gap) and the picture's
-    darkening against the table on the grid."""
+def picture_direction(found: list[_Blob], lum: np.ndarray, res: float) -> np.ndarray | None:
+    """shadow_direction from the coloured blobs and the picture's darkening against the
+    table on the grid."""
     pieces = np.zeros(lum.shape, bool)
     centres = []
-    for k in _pieces(chosen):
-        b, best, _ = chosen[k]
+    for b in found:
+        if b.dark:
+            continue
         (x, y), (h, w) = b.origin_px, b.part.mask.shape
         pieces[y:y + h, x:x + w] |= b.part.mask > 0
-        centres.append(np.array(_outline(best, camera).centroid.coords[0]))
-    if not centres:
-        return None
-    return shadow_direction(lum, pieces, grid.to_px(np.array(centres)), grid.res)
+        ys, xs = np.nonzero(b.part.mask)
+        centres.append((xs.mean() + x, ys.mean() + y))
+    return shadow_direction(lum, pieces, np.array(centres), res) if centres else None
 
 
 def _tint(b: _Blob) -> tuple[float, float, np.ndarray]:
@@ -107,18 +123,22 @@ def is_cast_shadow(shadow: tuple, caster: tuple, towards: np.ndarray, direction:
                 and (chroma < SHADOW_PALER * c_chroma or lum < c_lum - DARKER_THAN_CASTER))
 
 
-def without_cast_shadows(chosen: list, camera: np.ndarray, direction: np.ndarray | None) -> list:
+def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, direction: np.ndarray | None) -> list:
     """Drop coloured candidates that are the tinted shadow of a piece they touch."""
     if direction is None:
         return chosen
     lit = _pieces(chosen)
-    outlines = {k: _outline(chosen[k][1], camera) for k in lit}
-    centres = {k: np.array(outlines[k].centroid.coords[0]) for k in lit}
+    # a shadow starts at its caster's base: the shadow's blob (as cut from the table)
+    # touches the caster's blob or fitted silhouette
+    blobs = {k: Polygon((chosen[k][0].part.outline + chosen[k][0].origin_px + 0.5) * grid.res + (grid.x0, grid.y0))
+             for k in lit}
+    models = {k: _outline(chosen[k][1], camera) for k in lit}
+    centres = {k: np.array(blobs[k].centroid.coords[0]) for k in lit}
     tints = {k: _tint(chosen[k][0]) for k in lit}
     drop = set()
     for k in lit:
         for j in lit:
-            if j == k or outlines[k].distance(outlines[j]) > SHADOW_TOUCH_MM:
+            if j == k or min(blobs[k].distance(blobs[j]), blobs[k].distance(models[j])) > SHADOW_TOUCH_MM:
                 continue
             v = centres[k] - centres[j]
             norm = np.hypot(*v)
@@ -126,3 +146,34 @@ def without_cast_shadows(chosen: list, camera: np.ndarray, direction: np.ndarray
                 drop.add(k)
                 break
     return [c for k, c in enumerate(chosen) if k not in drop]
+
+
+def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+                       camera: np.ndarray, direction: np.ndarray | None) -> fitting.Fit:
+    """A flat piece, or an upright one with its shadow beside it, tinted as strongly as
+    the plastic (which the tinted-shadow test of vision.decide misses)? The upright, if
+    nearly as good, when what the flat covers beyond it lies on its shadow side and is
+    darker than the table and than the upright's plastic. `options` sorted by cost."""
+    if best.hypothesis.kind != FLAT or b.dark or direction is None:
+        return best
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    shape = b.part.mask.shape
+    grow = np.ones((2 * SHADOW_EDGE_PX + 1,) * 2, np.uint8)
+    cover = _model_mask(best, shape, origin, grid.res, camera) & (cv2.erode(b.part.mask, grow) > 0)
+    for f in options:
+        if f.hypothesis.kind != UPRIGHT or f.iou < IOU_MIN:
+            continue
+        if cost(f) > cost(best) + SHADOW_SWAP_COST_MM:
+            break
+        inner = _model_mask(f, shape, origin, grid.res, camera)
+        beyond = cover & ~(cv2.dilate(inner.astype(np.uint8), grow) > 0)
+        core = inner & cover
+        if np.count_nonzero(beyond) * grid.res ** 2 < BEYOND_MIN_MM2 or not core.any():
+            continue
+        (ys, xs), (yc, xc) = np.nonzero(beyond), np.nonzero(inner)
+        v = np.array([xs.mean() - xc.mean(), ys.mean() - yc.mean()])
+        dark = float(np.median(b.lum[beyond]))
+        if float(v @ direction) > SHADOW_SIDE_COS * np.hypot(*v) and dark < 0 \
+                and dark < float(np.median(b.lum[core])) - BEYOND_DARKER:
+            return f
+    return best

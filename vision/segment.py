@@ -82,6 +82,10 @@ EDGE_LEVEL = 0.5
 TINTED_SHADOW_DARKER = 0.5
 # Outlines are traced on the evidence interpolated this many times finer than the grid.
 SUBPIXEL = 4
+# The per-pixel arithmetic runs on strips of this many grid rows: a strip's temporaries
+# (16 × 760 pixels × 3 channels of float32, ~150 kB) stay in the core's cache, where full
+# grid-sized ones (5 MB) go to memory and page-fault on every allocation.
+STRIP_ROWS = 16
 # Marker sheets are paper around the black square: mask this multiple of the square
 # (a 50 mm marker on a sheet up to 105 mm across).
 MARKER_PAPER_FACTOR = 2.1
@@ -180,11 +184,8 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     strongest parts, lone faint patches (table texture) are not.
     """
     bg = filler.background(table)
-    log_ratio = cv2.subtract(cv2.LUT(table, _LOG_LUT), cv2.LUT(bg, _LOG_LUT))
-    log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)   # average sensor noise over ~1 mm²
-    parts = cv2.transform(log_ratio, _HUE_LUM)
+    parts, grey, chroma = _log_ratio_parts(table, bg)
     hue, lum = parts[..., :2], np.ascontiguousarray(parts[..., 2])   # hue: a view, no copy
-    grey, chroma = _hue_change(log_ratio, bg)
     # a dark, saturated table (felt) is noisy in log units: the hue threshold must clear
     # its own texture and noise, measured where most pixels are bare table
     chroma_min = max(CHROMA_MIN, NOISE_FACTOR * float(np.median(chroma.ravel()[filler.sample])))
@@ -241,6 +242,26 @@ _CHANNEL_SUM = np.ones((1, 3), np.float32)
 # A channel's weight by the table's level v: v / (v + NOISE_FLOOR_LEVELS).
 _LEVELS = np.arange(256, dtype=np.float32).reshape(1, 256)
 _WEIGHT_LUT = _LEVELS / (_LEVELS + NOISE_FLOOR_LEVELS)
+
+
+def _log_ratio_parts(table: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The log ratio of picture to bare table, smoothed over 3×3 pixels (averaging sensor
+    noise over ~1 mm²): its (hue 1, hue 2, grey mean) parts, and its weighted darkening
+    and hue change (`_hue_change`). Computed STRIP_ROWS rows at a time (with a row to
+    spare each side for the smoothing), so the temporaries stay in the core's cache."""
+    height = table.shape[0]
+    parts = np.empty(table.shape, np.float32)
+    grey, chroma = np.empty(table.shape[:2], np.float32), np.empty(table.shape[:2], np.float32)
+    for r0 in range(0, height, STRIP_ROWS):
+        r1 = min(r0 + STRIP_ROWS, height)
+        h0, h1 = max(r0 - 1, 0), min(r1 + 1, height)
+        log_ratio = cv2.subtract(cv2.LUT(table[h0:h1], _LOG_LUT), cv2.LUT(bg[h0:h1], _LOG_LUT))
+        log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)[r0 - h0:]
+        # with the spare row after: OpenCV's vector loop leaves a strip's last pixel to
+        # scalar code (rounded differently); the next strip writes that row again
+        cv2.transform(log_ratio, _HUE_LUM, dst=parts[r0:h1])
+        grey[r0:r1], chroma[r0:r1] = _hue_change(log_ratio[:r1 - r0], bg[r0:r1])
+    return parts, grey, chroma
 
 
 def _robust_spread(values: np.ndarray) -> float:

@@ -22,7 +22,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from vision import fit as fitting
-from vision.decide import (IOU_MIN, SHADOW_EDGE_PX, SHADOW_PALER, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM, _model_mask,
+from vision.decide import (IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM, _model_mask,
                            _outline, cost)
 from vision.geometry import COIN, FLAT, UPRIGHT
 from vision.rectify import TableGrid
@@ -40,8 +40,14 @@ SHADE_MIN_MM2 = 20.0
 # A candidate lies on its neighbour's shadow side when the direction from the neighbour
 # to it is within ~45° of the picture's shadow direction (cosine).
 SHADOW_SIDE_COS = 0.7
-# A tinted shadow's hue change points the same way as its caster's (cosine).
+# A tinted shadow's hue change points the same way as its caster's (cosine) ...
 SAME_TINT_COS = 0.8
+# ... and is under CAST_PALER of it: its light passed through the plastic once, the
+# plastic is seen through twice (down to the table and back up), so a shadow has at
+# most about half the hue change, less where other lights dilute it; the margin is for
+# plastic made paler by what its faces mirror. A neighbour of the same colour is
+# rarely that much paler.
+CAST_PALER = 0.7
 # ... and it is darker (log, ~26 %) than the caster's plastic when not paler.
 DARKER_THAN_CASTER = 0.3
 # An upright beats a flat winner when what the flat covers beyond it (at least
@@ -120,7 +126,7 @@ def is_cast_shadow(shadow: tuple, caster: tuple, towards: np.ndarray, direction:
     (chroma, lum, hue), (c_chroma, c_lum, c_hue) = shadow, caster
     same_tint = float(hue @ c_hue) > SAME_TINT_COS * np.hypot(*hue) * np.hypot(*c_hue)
     return bool(float(towards @ direction) > SHADOW_SIDE_COS and same_tint and lum < 0
-                and (chroma < SHADOW_PALER * c_chroma or lum < c_lum - DARKER_THAN_CASTER))
+                and (chroma < CAST_PALER * c_chroma or lum < c_lum - DARKER_THAN_CASTER))
 
 
 def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, direction: np.ndarray | None) -> list:

@@ -144,17 +144,18 @@ class Detector:
         for weak, box, dark in candidates:
             if np.count_nonzero(weak) * res * res > HAND_MM2:
                 continue  # a hand or an arm over the table, not pieces
+            crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
+            hue = fg.hue[crop]
+            chroma = np.hypot(hue[..., 0], hue[..., 1])   # shared by the blob's parts, read only
             for part in refine(fg, weak, box):
                 area = np.count_nonzero(part.mask) * res * res
                 if area < MIN_BLOB_MM2:
                     continue
                 inner = cv2.erode(part.mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
-                observed, table = _colour_of(fg.log_reflectance(*box)[sel], fg.table_log_reflectance(*box)[sel])
-                crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
-                hue = fg.hue[crop]
+                observed, table = _colour_of(fg.log_reflectance(*box, sel), fg.table_log_reflectance(*box, sel))
                 out.append(_Blob(part, np.array(box[:2]), area, observed, table, decide.tinted_shadow(fg, box, sel),
-                                 fg.lum[crop], np.hypot(hue[..., 0], hue[..., 1]), hue, dark))
+                                 fg.lum[crop], chroma, hue, dark))
         return out
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -116,13 +116,18 @@ class Foreground:
     blobs: list             # (label, (x, y, w, h)) of the components kept, big enough
     dark_blobs: list        # the same for dark, hueless blobs: black plastic, or shadows
 
-    def table_log_reflectance(self, x: int, y: int, w: int, h: int) -> np.ndarray:
-        """log(bare table / white paper) in a box, h×w×3 float32."""
-        return _LOG_LUT[0, self.background[y:y + h, x:x + w]] - self.paper_log
+    def table_log_reflectance(self, x: int, y: int, w: int, h: int, where: np.ndarray | None = None) -> np.ndarray:
+        """log(bare table / white paper) in a box, h×w×3 float32 (N×3: only `where`)."""
+        return _LOG_LUT[0, _pick(self.background[y:y + h, x:x + w], where)] - self.paper_log
 
-    def log_reflectance(self, x: int, y: int, w: int, h: int) -> np.ndarray:
-        """log(pixel / white paper) in a box, h×w×3 float32."""
-        return _LOG_LUT[0, self.table[y:y + h, x:x + w]] - self.paper_log
+    def log_reflectance(self, x: int, y: int, w: int, h: int, where: np.ndarray | None = None) -> np.ndarray:
+        """log(pixel / white paper) in a box, h×w×3 float32 (N×3: only `where`)."""
+        return _LOG_LUT[0, _pick(self.table[y:y + h, x:x + w], where)] - self.paper_log
+
+
+def _pick(box: np.ndarray, where: np.ndarray | None) -> np.ndarray:
+    """The box's pixels where `where` is true (all of them if None)."""
+    return box if where is None else box[where]
 
 
 def table_mask(grid: TableGrid, layout: MarkerLayout, visible: np.ndarray) -> np.ndarray:

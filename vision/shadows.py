@@ -71,12 +71,12 @@ def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray
     >>> shadow_direction(lum, pieces, np.array([[30, 30]]), 1.0).round(2)
     array([1., 0.])
     """
-    shade = (lum < SHADE_LOG) & ~pieces
     reach = int(round(SHADE_REACH_MM / res))
     units = []
     for col, row in np.round(centres_px).astype(int):
         y0, x0 = max(row - reach, 0), max(col - reach, 0)
-        ys, xs = np.nonzero(shade[y0:row + reach + 1, x0:col + reach + 1])
+        window = np.s_[y0:row + reach + 1, x0:col + reach + 1]
+        ys, xs = np.nonzero((lum[window] < SHADE_LOG) & ~pieces[window])
         if len(xs) * res * res < SHADE_MIN_MM2:
             continue
         v = np.array([xs.mean() + x0 - col, ys.mean() + y0 - row])
@@ -105,9 +105,19 @@ def picture_direction(found: list[_Blob], lum: np.ndarray, res: float) -> np.nda
             continue
         (x, y), (h, w) = b.origin_px, b.part.mask.shape
         pieces[y:y + h, x:x + w] |= b.part.mask > 0
-        ys, xs = np.nonzero(b.part.mask)
-        centres.append((xs.mean() + x, ys.mean() + y))
+        centres.append(_centre_px(b))
     return shadow_direction(lum, pieces, np.array(centres), res) if centres else None
+
+
+def _centre_px(b: _Blob) -> np.ndarray:
+    """A blob's centroid (grid pixels): its convex outline's, by the shoelace formula."""
+    p = b.part.outline.astype(float)
+    q = np.roll(p, -1, axis=0)
+    cross = p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]
+    area = cross.sum() / 2
+    if abs(area) < 1e-9:
+        return p.mean(axis=0) + b.origin_px
+    return ((p + q) * cross[:, None]).sum(axis=0) / (6 * area) + b.origin_px
 
 
 def _tint(b: _Blob) -> tuple[float, float, np.ndarray]:
@@ -134,23 +144,32 @@ def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, dire
     if direction is None:
         return chosen
     lit = _pieces(chosen)
-    # a shadow starts at its caster's base: the shadow's blob (as cut from the table)
-    # touches the caster's blob or fitted silhouette
-    blobs = {k: Polygon((chosen[k][0].part.outline + chosen[k][0].origin_px + 0.5) * grid.res + (grid.x0, grid.y0))
-             for k in lit}
-    models = {k: _outline(chosen[k][1], camera) for k in lit}
-    centres = {k: np.array(blobs[k].centroid.coords[0]) for k in lit}
-    tints = {k: _tint(chosen[k][0]) for k in lit}
+    if len(lit) < 2:
+        return chosen
+    outlines = [(chosen[k][0].part.outline + chosen[k][0].origin_px + 0.5) * grid.res + (grid.x0, grid.y0) for k in lit]
+    centres = grid.to_mm(np.array([_centre_px(chosen[k][0]) for k in lit]))
+    reach = np.array([np.max(np.hypot(*(o - c).T)) for o, c in zip(outlines, centres)])
+    # pairs (shadow, caster) whose blobs can touch, the shadow on the caster's shadow side
+    v = centres[:, None] - centres[None]
+    norm = np.hypot(v[..., 0], v[..., 1])
+    near = (v @ direction > SHADOW_SIDE_COS * norm) & (norm > 0) & \
+        (norm <= reach[:, None] + 2 * reach[None] + SHADOW_TOUCH_MM)
+    tints: dict = {}
     drop = set()
-    for k in lit:
-        for j in lit:
-            if j == k or min(blobs[k].distance(blobs[j]), blobs[k].distance(models[j])) > SHADOW_TOUCH_MM:
-                continue
-            v = centres[k] - centres[j]
-            norm = np.hypot(*v)
-            if norm > 0 and is_cast_shadow(tints[k], tints[j], v / norm, direction):
-                drop.add(k)
-                break
+    for a, c in zip(*np.nonzero(near)):
+        if a in drop:
+            continue
+        for i in (a, c):
+            if i not in tints:
+                tints[i] = _tint(chosen[lit[i]][0])
+        if not is_cast_shadow(tints[a], tints[c], v[a, c] / norm[a, c], direction):
+            continue
+        # a shadow starts at its caster's base: the shadow's blob (as cut from the table)
+        # touches the caster's blob or fitted silhouette
+        blob = Polygon(outlines[a])
+        if min(blob.distance(Polygon(outlines[c])), blob.distance(_outline(chosen[lit[c]][1], camera))) <= SHADOW_TOUCH_MM:
+            drop.add(a)
+    drop = {lit[a] for a in drop}
     return [c for k, c in enumerate(chosen) if k not in drop]
 
 
@@ -165,12 +184,14 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
     origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
     shape = b.part.mask.shape
     grow = np.ones((2 * SHADOW_EDGE_PX + 1,) * 2, np.uint8)
-    cover = _model_mask(best, shape, origin, grid.res, camera) & (cv2.erode(b.part.mask, grow) > 0)
+    cover = None
     for f in options:
         if f.hypothesis.kind != UPRIGHT or f.iou < IOU_MIN:
             continue
         if cost(f) > cost(best) + SHADOW_SWAP_COST_MM:
             break
+        if cover is None:
+            cover = _model_mask(best, shape, origin, grid.res, camera) & (cv2.erode(b.part.mask, grow) > 0)
         inner = _model_mask(f, shape, origin, grid.res, camera)
         beyond = cover & ~(cv2.dilate(inner.astype(np.uint8), grow) > 0)
         core = inner & cover

@@ -11,7 +11,8 @@ Steps (each timed in `Detection.timings_ms`):
    (vision.fit).
 4. decide — the best model of each blob by the physical checks of vision.decide, its
    colour against the colour models (calibration.colour), shadows of pieces dropped,
-   ids given in reading order.
+   flat pieces' poses refit with the camera's side open (vision.heading), ids given in
+   reading order.
 See docs/detection.md.
 """
 
@@ -30,7 +31,8 @@ from calibration.markers import MarkerLayout
 from domain import Coin, InputError, TableState
 from vision import decide, shadows
 from vision import fit as fitting
-from vision.geometry import COIN, to_piece
+from vision import heading
+from vision.geometry import COIN, FLAT, to_piece
 from vision.rectify import Rectifier, TableGrid
 from vision.segment import MIN_BLOB_MM2, BackgroundFiller, Foreground, Part, blob_masks, foreground, refine, table_mask
 
@@ -225,6 +227,24 @@ class Detector:
             per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k])))
         return per_blob
 
+    def _refine_flats(self, chosen: list, camera: np.ndarray) -> list:
+        """Flat pieces' poses refit with the side where the camera sees a lateral face open (vision.heading)."""
+        flat = [k for k, (_, best, _) in enumerate(chosen) if best.hypothesis.kind == FLAT]
+        if not flat:
+            return chosen
+        res = self.grid.res
+        blobs = [chosen[k][0] for k in flat]
+        fits = [chosen[k][1] for k in flat]
+        origins = np.array([self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res for b in blobs])
+        pts, open_side = fitting.outline_points([b.part.outline for b in blobs], [b.part.undecided for b in blobs],
+                                                origins, res, heading.POINTS)
+        params = heading.refine([f.hypothesis.size for f in fits], np.array([f.params for f in fits]), camera,
+                                pts, open_side, np.array([b.part.edge_offset * res for b in blobs]))
+        out = list(chosen)
+        for k, f, p in zip(flat, fits, params):
+            out[k] = (chosen[k][0], fitting.Fit(f.hypothesis, p, f.rms, f.iou), chosen[k][2])
+        return out
+
     def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
                lum: np.ndarray) -> tuple[TableState, list[PieceFit]]:
         pieces, coins, decided = [], [], []
@@ -246,6 +266,7 @@ class Detector:
             chosen.append((b, best, rival - decide.cost(best)))
         chosen = decide.without_shadows(chosen, camera)
         chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
+        chosen = self._refine_flats(chosen, camera)
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
         if chosen:

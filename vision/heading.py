@@ -1,0 +1,121 @@
+"""A flat piece's heading (and position) refit with the camera's side of it left open.
+
+Lying flat, a pyramid's two lateral faces (tail corner, raised corner, nose) are steep:
+they lean out past the vertical by ~4°, so an overhead camera sees at most one, the one
+on its side, and always at grazing incidence. There the plastic mirrors the room
+(Fresnel reflection rises steeply past 60°) and looks pale, often as pale as the
+table, and the colour fades towards that face's ridge too: the blob's edge on the
+camera's side lies anywhere from the face's foot on the table (the model's outline)
+to a few mm inside it, widest at the tail where the face is tallest. The fit
+(vision.fit), which lays the model's outline on every outline point, turns the model
+towards the colour it sees: ~1.5° towards the camera's side when it is off to one side.
+
+Here the pose is refit with the outline points on the camera's side of the piece's axis
+counted only where they lie outside the model (an edge there bounds the piece from
+outside, never from inside); the far side (the top face's ridge against the table,
+seen squarely), the nose and the tail decide the heading.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from domain import Size
+from vision import fit as fitting
+from vision.geometry import FLAT, active_sdf_jacobian, model, model_sdf, vertices_and_motion
+
+# A face seen at more than this angle of incidence (between its normal and the ray to
+# the camera) is grazing: unpolarised Fresnel reflectance of plastic (n ≈ 1.5) is ~9 %
+# at 60° and rises steeply after (~18 % at 70°, ~40 % at 80°), as bright as the
+# coloured light the plastic sends back in its weak channels.
+GRAZING_DEG = 60.0
+# The flat model's lateral faces (vision.geometry.model): right (tail-right, raised-right,
+# nose) and left (tail-left, raised-left, nose).
+RIGHT_FACE, LEFT_FACE = 2, 3
+# Outline points per piece: one every ~1-1.5 mm of a piece's outline.
+POINTS = 96
+ITERATIONS = 4
+
+
+def _face_normals(size: Size) -> tuple[np.ndarray, np.ndarray]:
+    """Outward unit normals of a flat model's faces in its own frame (5×3), and a corner
+    of each (5×3)."""
+    m = model(FLAT, size)
+    v = np.column_stack([m.offsets, m.heights])
+    centre = v.mean(axis=0)
+    a, b, c = v[m.faces[:, 0]], v[m.faces[:, 1]], v[m.faces[:, 2]]
+    n = np.cross(b - a, c - a)
+    n /= np.linalg.norm(n, axis=1, keepdims=True)
+    n *= np.sign(np.sum(n * (a - centre), axis=1))[:, None]
+    return n, a
+
+
+_NORMALS = {s: _face_normals(s) for s in Size}
+
+
+def grazing_faces(size: Size, params: np.ndarray, camera: np.ndarray) -> np.ndarray:
+    """Which faces (5 bools) of a flat piece at (tail x, tail y, heading) the camera
+    sees at grazing incidence."""
+    normals, corners = _NORMALS[size]
+    a = math.radians(float(params[2]))
+    c, s = math.cos(a), math.sin(a)
+    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    ray = camera - (corners @ rot.T + [params[0], params[1], 0.0])
+    cos_inc = np.sum((normals @ rot.T) * ray, axis=1) / np.linalg.norm(ray, axis=1)
+    return (cos_inc > 0) & (cos_inc < math.cos(math.radians(GRAZING_DEG)))
+
+
+def residuals(offsets: np.ndarray, heights: np.ndarray, params: np.ndarray, camera: np.ndarray,
+              side: np.ndarray, points: np.ndarray, edge_offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Signed distances (mm) of each row's outline points (N×K×2) to its model's
+    silhouette, 0 for points on its open side (side: +1 left, −1 right, 0 none; N)
+    inside the silhouette, and their derivatives by (x, y, heading) (N×K×3)."""
+    verts, motion = vertices_and_motion(params, offsets, heights, camera)
+    faces_of = np.repeat(model(FLAT, Size.SMALL).faces[None], len(params), 0)
+    faces = verts[np.arange(len(verts))[:, None, None], faces_of]
+    active = model_sdf(faces, points, active=True)[1]
+    r, J = active_sdf_jacobian(verts, motion, faces_of, points, active)
+    r += edge_offset
+    a = np.radians(params[:, 2])
+    across = np.stack([-np.sin(a), np.cos(a)], -1)                     # the heading's left
+    on_side = np.sum((points - params[:, None, :2]) * across[:, None], -1) * side[:, None] > 0
+    count = (r > 0) | ~on_side
+    return np.where(count, r, 0.0), np.where(count[..., None], J, 0.0)
+
+
+def refine(sizes: list[Size], params: np.ndarray, camera: np.ndarray, points: np.ndarray, open_side: np.ndarray,
+           edge_offset: np.ndarray) -> np.ndarray:
+    """(tail x, tail y, heading) rows (N×3) of flat pieces refit to their outline points
+    (N×K×2 mm; `open_side` N×K where undecided pixels border them; the true edge
+    `edge_offset` mm outside them, N) with the side where the camera sees a lateral face
+    open inwards: damped, robust Gauss-Newton, all pieces at once."""
+    params = np.asarray(params, float).copy()
+    grazing = np.array([grazing_faces(s, p, camera) for s, p in zip(sizes, params)]).reshape(-1, 5)
+    side = grazing[:, LEFT_FACE].astype(float) - grazing[:, RIGHT_FACE]
+    todo = np.flatnonzero(side)
+    if not len(todo):
+        return params
+    p, side, pts, opn = params[todo], side[todo], points[todo], open_side[todo]
+    eo = np.asarray(edge_offset, float)[todo, None]
+    models = [model(FLAT, sizes[k]) for k in todo]
+    offsets, heights = np.array([m.offsets for m in models]), np.array([m.heights for m in models])
+
+    def cost(r: np.ndarray) -> np.ndarray:
+        return np.sum(fitting.point_weights(r, opn) * r * r, axis=1)
+
+    lam = np.full(len(todo), 1e-2)
+    r, J = residuals(offsets, heights, p, camera, side, pts, eo)
+    for _ in range(ITERATIONS):
+        Jw = J * fitting.point_weights(r, opn)[..., None]
+        A = Jw.transpose(0, 2, 1) @ J
+        g = (Jw.transpose(0, 2, 1) @ r[..., None])[..., 0]
+        A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
+        trial = p - np.linalg.solve(A, g[..., None])[..., 0]
+        r1, J1 = residuals(offsets, heights, trial, camera, side, pts, eo)
+        better = cost(r1) <= cost(r)
+        p[better], r[better], J[better] = trial[better], r1[better], J1[better]
+        lam = np.where(better, lam * 0.3, lam * 10)
+    params[todo] = p
+    return params

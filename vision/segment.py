@@ -189,16 +189,13 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     strongest parts, lone faint patches (table texture) are not.
     """
     bg = filler.background(table)
-    parts, grey, chroma = _log_ratio_parts(table, bg)
-    hue, lum = parts[..., :2], np.ascontiguousarray(parts[..., 2])   # hue: a view, no copy
+    parts, lum, grey, chroma = _log_ratio_parts(table, bg)
+    hue = parts[..., :2]   # a view, no copy
     # a dark, saturated table (felt) is noisy in log units: the hue threshold must clear
     # its own texture and noise, measured where most pixels are bare table
-    chroma_min = max(CHROMA_MIN, NOISE_FACTOR * float(np.median(chroma.ravel()[filler.sample])))
+    chroma_min = max(CHROMA_MIN, NOISE_FACTOR * median(chroma.ravel()[filler.sample]))
     bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum.ravel()[filler.sample]), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
-    score = cv2.max(cv2.max(chroma * (1 / chroma_min), lum * (1 / SHADOW_LOG_MIN)), lum * (1 / bright_min))
-    shadow = (grey < 0) & (grey > SHADOW_LOG_MIN) & (chroma < -SHADOW_HUE_RATIO * grey)
-    score[shadow | (usable == 0)] = 0
-    dark = (shadow & (lum < DARK_LOG_MAX) & (usable > 0)).astype(np.uint8) * 255
+    score, dark = _evidence(lum, grey, chroma, usable, chroma_min, bright_min)
     strong = cv2.morphologyEx(cv2.compare(score, 1.0, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     weak = cv2.morphologyEx(cv2.compare(score, WEAK, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
@@ -249,14 +246,14 @@ _LEVELS = np.arange(256, dtype=np.float32).reshape(1, 256)
 _WEIGHT_LUT = _LEVELS / (_LEVELS + NOISE_FLOOR_LEVELS)
 
 
-def _log_ratio_parts(table: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _log_ratio_parts(table: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, ...]:
     """The log ratio of picture to bare table, smoothed over 3×3 pixels (averaging sensor
-    noise over ~1 mm²): its (hue 1, hue 2, grey mean) parts, and its weighted darkening
-    and hue change (`_hue_change`). Computed STRIP_ROWS rows at a time (with a row to
+    noise over ~1 mm²): its (hue 1, hue 2, grey mean) parts, the grey mean alone, and
+    its weighted darkening and hue change (`_hue_change`). Computed STRIP_ROWS rows at a time (with a row to
     spare each side for the smoothing), so the temporaries stay in the core's cache."""
     height = table.shape[0]
     parts = np.empty(table.shape, np.float32)
-    grey, chroma = np.empty(table.shape[:2], np.float32), np.empty(table.shape[:2], np.float32)
+    lum, grey, chroma = (np.empty(table.shape[:2], np.float32) for _ in range(3))
     for r0 in range(0, height, STRIP_ROWS):
         r1 = min(r0 + STRIP_ROWS, height)
         h0, h1 = max(r0 - 1, 0), min(r1 + 1, height)
@@ -266,13 +263,41 @@ def _log_ratio_parts(table: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.
         # scalar code (rounded differently); the next strip writes that row again
         cv2.transform(log_ratio, _HUE_LUM, dst=parts[r0:h1])
         grey[r0:r1], chroma[r0:r1] = _hue_change(log_ratio[:r1 - r0], bg[r0:r1])
-    return parts, grey, chroma
+        lum[r0:r1] = parts[r0:r1, :, 2]
+    return parts, lum, grey, chroma
+
+
+def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.ndarray,
+              chroma_min: float, bright_min: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's evidence (`foreground`'s score) and whether it is shadow-like and dark
+    (uint8 0/255), STRIP_ROWS rows at a time."""
+    score, dark = np.empty_like(lum), np.empty(lum.shape, np.uint8)
+    for r0 in range(0, lum.shape[0], STRIP_ROWS):
+        rows = np.s_[r0:r0 + STRIP_ROWS]
+        lm, gr, ch, use = lum[rows], grey[rows], chroma[rows], usable[rows]
+        cv2.max(cv2.max(ch * (1 / chroma_min), lm * (1 / SHADOW_LOG_MIN)), lm * (1 / bright_min), dst=score[rows])
+        shadow = (gr < 0) & (gr > SHADOW_LOG_MIN) & (ch < -SHADOW_HUE_RATIO * gr)
+        score[rows][shadow | (use == 0)] = 0
+        dark[rows] = (shadow & (lm < DARK_LOG_MAX) & (use > 0)).astype(np.uint8) * 255
+    return score, dark
 
 
 def _robust_spread(values: np.ndarray) -> float:
     """Standard deviation estimated from the median absolute deviation (outliers —
     the pieces — barely move it)."""
-    return 1.4826 * float(np.median(np.abs(values - np.median(values))))
+    return 1.4826 * median(np.abs(values - median(values)))
+
+
+def median(values: np.ndarray) -> float:
+    """np.median of a 1-D array without NaNs, from a partition at one rank (NumPy's
+    own, at the two middle ranks of an even count, is ~10× slower)."""
+    n = values.size
+    if n == 0:
+        return float("nan")
+    part = np.partition(values, n // 2)
+    if n % 2:
+        return float(part[n // 2])
+    return float((part[:n // 2].max() + part[n // 2]) / 2)   # the middle two's mean, in their dtype
 
 
 def _hue_change(log_ratio: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -298,11 +323,11 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     x, y, w, h = box
     score = fg.score[y:y + h, x:x + w]
     inside = score[(weak > 0) & (score > 1.0)]
-    typical = float(np.median(inside)) if inside.size else 1.0
+    typical = median(inside) if inside.size else 1.0
     lum = fg.lum[y:y + h, x:x + w]
     strong = (weak > 0) & (score > 1.0)
     # light through coloured plastic tints the shadow: same hue, but darker than the piece
-    tinted_shadow = lum < float(np.median(lum[strong])) - TINTED_SHADOW_DARKER
+    tinted_shadow = lum < median(lum[strong]) - TINTED_SHADOW_DARKER
     # barely above the thresholds (green on green felt), the weak mask is the edge
     level = max(WEAK, EDGE_LEVEL * typical)
     cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)

@@ -34,7 +34,8 @@ from vision import fit as fitting
 from vision import heading
 from vision.geometry import COIN, FLAT, to_piece
 from vision.rectify import Rectifier, TableGrid
-from vision.segment import MIN_BLOB_MM2, BackgroundFiller, Foreground, Part, blob_masks, foreground, refine, table_mask
+from vision.segment import (MIN_BLOB_MM2, BackgroundFiller, Foreground, Part, blob_masks, column_medians, foreground,
+                            refine, table_mask)
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
 COST_GAP_CONFIDENT = 0.5
@@ -299,4 +300,4 @@ def _colour_of(pixels: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.nd
     change = pixels - table
     sat = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
     keep = sat >= np.percentile(sat, SATURATED_PERCENTILE)
-    return np.median(pixels[keep], axis=0), np.median(table[keep], axis=0)
+    return column_medians(pixels[keep]), column_medians(table[keep])

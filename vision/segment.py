@@ -288,6 +288,16 @@ def _robust_spread(values: np.ndarray) -> float:
     return 1.4826 * median(np.abs(values - median(values)))
 
 
+def column_medians(values: np.ndarray) -> np.ndarray:
+    """np.median(values, axis=0) of an N×C array without NaNs, from a partition at one
+    rank (as `median`)."""
+    n = len(values)
+    part = np.partition(values, n // 2, axis=0)
+    if n % 2:
+        return part[n // 2]
+    return (part[:n // 2].max(axis=0) + part[n // 2]) / 2
+
+
 def median(values: np.ndarray) -> float:
     """np.median of a 1-D array without NaNs, from a partition at one rank (NumPy's
     own, at the two middle ranks of an even count, is ~10× slower)."""

@@ -24,7 +24,7 @@ import numpy as np
 
 from calibration.markers import MarkerLayout
 from vision.rectify import TableGrid
-from vision.touching import MIN_BLOB_MM2, convex_fill, split, split_by_hue, split_by_valley
+from vision.touching import MIN_BLOB_MM2, convex_fill, row_ends, split, split_by_hue, split_by_valley
 
 # Background: median over a window about 4× the largest piece (~45 mm across on the
 # table), computed on a 4 mm grid so it is cheap; pieces cover far less than half of it.
@@ -332,10 +332,10 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     box (x, y, w, h). A blob far from convex is pieces touching: it is split first."""
     x, y, w, h = box
     score = fg.score[y:y + h, x:x + w]
-    inside = score[(weak > 0) & (score > 1.0)]
+    strong = (weak > 0) & (score > 1.0)
+    inside = score[strong]
     typical = median(inside) if inside.size else 1.0
     lum = fg.lum[y:y + h, x:x + w]
-    strong = (weak > 0) & (score > 1.0)
     # light through coloured plastic tints the shadow: same hue, but darker than the piece
     tinted_shadow = lum < median(lum[strong]) - TINTED_SHADOW_DARKER
     # barely above the thresholds (green on green felt), the weak mask is the edge
@@ -357,7 +357,6 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
                 others |= q
         undecided = (fg.dark[y:y + h, x:x + w] | weak) & ~hull & ~others
         n, labels = cv2.connectedComponents(undecided, connectivity=8)
-        touching = np.unique(labels[(cv2.dilate(hull, np.ones((3, 3), np.uint8)) > 0) & (labels > 0)])
         # the outline at sub-pixel precision: the cut, interpolated SUBPIXEL times finer
         # (only around the part: outside it the cut is constant, so a crop with a pixel
         # of it to spare interpolates exactly alike, at a fraction of the cost)
@@ -366,8 +365,9 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         x0, y0, x1, y1 = max(bx - 1, 0), max(by - 1, 0), min(bx + bw + 1, w), min(by + bh + 1, h)
         fine = cv2.resize(np.where(region[y0:y1, x0:x1] > 0, cut[y0:y1, x0:x1], -level), None,
                           fx=SUBPIXEL, fy=SUBPIXEL, interpolation=cv2.INTER_LINEAR)
-        near = np.zeros(n, np.uint8)
-        near[touching] = 255
+        near = np.zeros(n, np.uint8)   # the undecided components touching the hull
+        near[labels[cv2.dilate(hull, np.ones((3, 3), np.uint8)) > 0]] = 255
+        near[0] = 0
         out.append(Part(hull, near[labels],
                         _hull_points((fine > 0).astype(np.uint8), SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL))
     return out
@@ -376,12 +376,7 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
 def _hull_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
     """Convex hull of a mask drawn `scale` times finer, in coarse pixel coordinates
     (the mask's first pixel being coarse pixel `origin`)."""
-    # the hull of each row's first and last pixels is the hull of them all, from far fewer points
-    rows = np.flatnonzero(mask.any(axis=1))
-    first = mask[rows].argmax(axis=1)
-    last = mask.shape[1] - 1 - mask[rows, ::-1].argmax(axis=1)
-    pts = np.column_stack([np.concatenate([first, last]), np.concatenate([rows, rows])]).astype(np.int32)
-    hull = cv2.convexHull(pts).reshape(-1, 2).astype(float) + np.multiply(origin, scale)
+    hull = cv2.convexHull(row_ends(mask)).reshape(-1, 2).astype(float) + np.multiply(origin, scale)
     return (hull + 0.5) / scale - 0.5
 
 

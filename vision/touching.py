@@ -112,8 +112,17 @@ def solidity(mask: np.ndarray) -> float:
 def convex_fill(mask: np.ndarray) -> np.ndarray:
     """The mask's convex hull, filled: a pyramid's silhouette is convex, so notches are
     faces that mirror a lamp or the table and holes are see-through plastic."""
-    pts = cv2.findNonZero(mask)
     out = np.zeros_like(mask)
-    if pts is not None:
+    pts = row_ends(mask)
+    if len(pts):
         cv2.fillConvexPoly(out, cv2.convexHull(pts), 255)
     return out
+
+
+def row_ends(mask: np.ndarray) -> np.ndarray:
+    """Each row's first and last set pixel (x, y), int32: their convex hull is the whole
+    mask's, from far fewer points."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    first = mask[rows].argmax(axis=1)
+    last = mask.shape[1] - 1 - mask[rows, ::-1].argmax(axis=1)
+    return np.column_stack([np.concatenate([first, last]), np.concatenate([rows, rows])]).astype(np.int32)

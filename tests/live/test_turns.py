@@ -138,3 +138,13 @@ def test_impossible_nest_size_changes_are_misreads_but_a_launch_shrinks_the_nest
     shrank_alone = TableState((NEST.moved(size=Size.MEDIUM, stack=()), BLUE))
     assert ref.clean(BEFORE, shrank_alone).piece("n").size is Size.LARGE  # no ship left it: misread
     assert ref.clean(BEFORE, launched(414.3)).piece("n2").size is Size.MEDIUM  # its large ship flew
+
+
+def test_one_launched_ship_shrinks_one_nest_the_other_reading_is_a_misread():
+    # two green nests read a size smaller, one green large ship newly flat: it left the
+    # nearer nest; the far nest (200 mm away) lost nothing
+    far = Piece.upright("f", "green", "large", (100, 100), stack=("large", "medium", "small"))
+    before = BEFORE.with_piece(far)
+    after = launched(414.3).with_piece(far.moved(size=Size.MEDIUM, stack=()))
+    cleaned = WarpShipsReferee.real().clean(with_nests(before), with_nests(after))
+    assert cleaned.piece("n2").size is Size.MEDIUM and cleaned.piece("f").size is Size.LARGE

@@ -94,13 +94,15 @@ class WarpShipsReferee:
         expected = TableState.from_dict(self.expected) if self.expected else TableState()
         new_flat = [p for p in after.pieces if p.pose is Pose.FLAT and not any(
             q.pose is Pose.FLAT and math.dist(q.tail, p.tail) <= NEST_SPOT_MM for q in before.pieces)]
+        shrunk = {i: q for i, p in enumerate(after.pieces)
+                  if (q := _nest_at(before, p)) is not None and p.size.pips < q.size.pips}
+        launched = _launch_sources(shrunk, new_flat)
         pieces = []
-        for p in after.pieces:
+        for i, p in enumerate(after.pieces):
             q = _nest_at(before, p)
             if q is not None and p.size is not q.size:
-                launched = any(f.color is q.color and f.size is q.size for f in new_flat)
                 taken = _nest_at(expected, p) is not None and _nest_at(expected, p).size is p.size
-                if p.size.pips > q.size.pips or not (launched or taken):
+                if p.size.pips > q.size.pips or not (i in launched or taken):
                     p = replace(p, size=q.size, stack=q.stack)  # a misread size: the nest is as it was
             pieces.append(p)
         return replace(after, pieces=tuple(pieces))
@@ -215,6 +217,19 @@ class WarpShipsReferee:
     def _taken(after: TableState, teleported: TableState) -> list[str]:
         left = {p.id: p for p in teleported.pieces}
         return [p.id for p in after.pieces if p.id not in left or left[p.id].size is not p.size]
+
+
+def _launch_sources(shrunk: dict[int, Any], new_flat: list[Any]) -> set[int]:
+    """Which shrunken nests (index → the nest as it was) a new flat ship left: each ship
+    left one nest of its colour and size, the nearest to where it landed. Another nest
+    of that kind read smaller in the same picture lost nothing (pieces do not vanish)."""
+    sources: set[int] = set()
+    for ship in new_flat:
+        options = [(math.dist(q.center, ship.tail), i) for i, q in shrunk.items()
+                   if i not in sources and q.color is ship.color and q.size is ship.size]
+        if options:
+            sources.add(min(options)[1])
+    return sources
 
 
 def _nest_at(state: TableState, p: Any) -> Any:

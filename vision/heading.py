@@ -24,7 +24,7 @@ import numpy as np
 
 from domain import Size
 from vision import fit as fitting
-from vision.geometry import FLAT, active_sdf_jacobian, model, model_sdf, vertices_and_motion
+from vision.geometry import FLAT, apparent_vertices, model
 
 # A face seen at more than this angle of incidence (between its normal and the ray to
 # the camera) is grazing: unpolarised Fresnel reflectance of plastic (n ≈ 1.5) is ~9 %
@@ -36,7 +36,7 @@ GRAZING_DEG = 60.0
 RIGHT_FACE, LEFT_FACE = 2, 3
 # Outline points per piece: one every ~1-1.5 mm of a piece's outline.
 POINTS = 96
-ITERATIONS = 4
+ITERATIONS = 3
 
 
 def _face_normals(size: Size) -> tuple[np.ndarray, np.ndarray]:
@@ -67,17 +67,44 @@ def grazing_faces(size: Size, params: np.ndarray, camera: np.ndarray) -> np.ndar
     return (cos_inc > 0) & (cos_inc < math.cos(math.radians(GRAZING_DEG)))
 
 
+_PAIRS = np.array([(i, j) for i in range(5) for j in range(i + 1, 5)])
+# Finite-difference steps of (x, y, heading) for the Jacobian: mm, mm, degrees.
+_STEP = np.array([0.02, 0.02, 0.02])
+
+
+def hull_sdf(verts: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Signed distance (mm, negative inside) of points (N×K×2) to the convex hull of
+    each row's apparent vertices (N×5×2), the silhouette: the largest signed distance
+    to the hull's edge lines (exact inside, at most the true distance outside). The hull's
+    edges are the vertex pairs with every other vertex on one side of their line."""
+    a, b = verts[:, _PAIRS[:, 0]], verts[:, _PAIRS[:, 1]]                  # N×10×2
+    e = b - a
+    n = np.stack([e[..., 1], -e[..., 0]], -1) / np.maximum(np.hypot(e[..., 0], e[..., 1]), 1e-9)[..., None]
+    c = np.sum(n * a, -1)
+    side = n @ verts.transpose(0, 2, 1) - c[..., None]                      # N×10×5
+    tol = 1e-6
+    outward = np.all(side <= tol, -1)
+    inward = np.all(side >= -tol, -1)
+    sign = np.where(outward, 1.0, np.where(inward, -1.0, 0.0))
+    # a pair that is no hull edge: its line pushed out of reach
+    c = np.where(sign == 0, np.inf, c * sign)
+    d = (n * sign[..., None]) @ points.transpose(0, 2, 1) - c[..., None]
+    return d.max(axis=1)
+
+
 def residuals(offsets: np.ndarray, heights: np.ndarray, params: np.ndarray, camera: np.ndarray,
               side: np.ndarray, points: np.ndarray, edge_offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Signed distances (mm) of each row's outline points (N×K×2) to its model's
     silhouette, 0 for points on its open side (side: +1 left, −1 right, 0 none; N)
-    inside the silhouette, and their derivatives by (x, y, heading) (N×K×3)."""
-    verts, motion = vertices_and_motion(params, offsets, heights, camera)
-    faces_of = np.repeat(model(FLAT, Size.SMALL).faces[None], len(params), 0)
-    faces = verts[np.arange(len(verts))[:, None, None], faces_of]
-    active = model_sdf(faces, points, active=True)[1]
-    r, J = active_sdf_jacobian(verts, motion, faces_of, points, active)
-    r += edge_offset
+    inside the silhouette, and their derivatives by (x, y, heading) (N×K×3, central
+    differences: one batch of 7 poses per row)."""
+    n = len(params)
+    nudge = np.vstack([np.zeros(3), np.diag(_STEP), -np.diag(_STEP)])          # 7×3
+    poses = (params[:, None] + nudge).reshape(-1, 3)
+    verts = apparent_vertices(poses, np.repeat(offsets, 7, 0), np.repeat(heights, 7, 0), camera)
+    d = hull_sdf(verts, np.repeat(points, 7, 0)).reshape(n, 7, -1) + edge_offset[:, None]
+    r = d[:, 0]
+    J = ((d[:, 1:4] - d[:, 4:7]) / (2 * _STEP[:, None])).transpose(0, 2, 1)
     a = np.radians(params[:, 2])
     across = np.stack([-np.sin(a), np.cos(a)], -1)                     # the heading's left
     on_side = np.sum((points - params[:, None, :2]) * across[:, None], -1) * side[:, None] > 0

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from calibration.srgb import to_linear
 from domain import Color, CoinKind
 from vision.render.shapes import WALL_MM
 
@@ -78,5 +79,5 @@ def kelvin_rgb(kelvin: float) -> np.ndarray:
     g = 99.4708025861 * math.log(t) - 161.1195681661 if t <= 66 else 288.1221695283 * (t - 60) ** -0.0755148492
     b = 255.0 if t >= 66 else (0.0 if t <= 19 else 138.5177312231 * math.log(t - 10) - 305.0447927307)
     srgb = np.clip(np.array([r, g, b]) / 255.0, 0, 1)
-    lin = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    lin = to_linear(srgb)
     return lin / (0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from calibration.srgb import encode
 from vision.render.scene import Sensor
 
 EXPOSURE_PERCENTILE = 99.0   # "highlights" metering puts this percentile of luminance at...
@@ -33,14 +34,8 @@ def vignette(img: np.ndarray, strength: float) -> np.ndarray:
     return img * (1.0 - strength * r2 ** 1.5)[..., None]
 
 
-def _srgb_lut() -> np.ndarray:
-    x = np.linspace(0.0, 1.0, LUT_SIZE)
-    srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
-    return np.round(srgb * 255).astype(np.uint8)
-
-
 LUT_SIZE = 1 << 16
-SRGB_LUT = _srgb_lut()
+SRGB_LUT = encode(np.linspace(0.0, 1.0, LUT_SIZE))  # 16-bit linear code → sRGB pixel value
 
 
 def mosaic_noise_demosaic(img: np.ndarray, sensor: Sensor, rng: np.random.Generator) -> np.ndarray:

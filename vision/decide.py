@@ -19,7 +19,6 @@ from domain import Size
 from vision import fit as fitting
 from vision.geometry import COIN, FLAT, UPRIGHT, apparent_vertices, model, silhouette
 from vision.rectify import TableGrid
-from vision.segment import Foreground
 
 if TYPE_CHECKING:
     from vision.pipeline import _Blob
@@ -232,16 +231,14 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
     return rival if step > FACE_DARKER or step < -SHADOW_STARTS else best
 
 
-def tinted_shadow(fg: Foreground, box: tuple[int, int, int, int], inner: np.ndarray) -> np.ndarray:
-    """Pixels of a blob's box that look like light through the piece falling on the
-    table: darker than the bare table and with less than TINT_SHARE of the piece's hue
-    change. The plastic filters all the light seen through it; its shadow is lit by the
-    other lamps and the room as well, so the same tint comes diluted."""
-    x, y, w, h = box
-    hue = fg.hue[y:y + h, x:x + w]
-    chroma = np.hypot(hue[..., 0], hue[..., 1])
+def tinted_shadow(lum: np.ndarray, chroma: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """Pixels of a blob's box (its darkening `lum` and hue change `chroma` against the
+    table) that look like light through the piece falling on the table: darker than the
+    bare table and with less than TINT_SHARE of the piece's hue change (its median over
+    `inner`). The plastic filters all the light seen through it; its shadow is lit by
+    the other lamps and the room as well, so the same tint comes diluted."""
     typical = float(np.median(chroma[inner])) if inner.any() else 0.0
-    return (fg.lum[y:y + h, x:x + w] < SHADOW_DARKER) & (chroma < TINT_SHARE * typical)
+    return (lum < SHADOW_DARKER) & (chroma < TINT_SHARE * typical)
 
 
 def _model_mask(fit: fitting.Fit, shape: tuple[int, int], origin_mm: np.ndarray, res: float,

@@ -157,7 +157,7 @@ class Detector:
                 inner = cv2.erode(part.mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 observed, table = _colour_of(fg.log_reflectance(*box, sel), fg.table_log_reflectance(*box, sel))
-                out.append(_Blob(part, np.array(box[:2]), area, observed, table, decide.tinted_shadow(fg, box, sel),
+                out.append(_Blob(part, np.array(box[:2]), area, observed, table, decide.tinted_shadow(fg.lum[crop], chroma, sel),
                                  fg.lum[crop], chroma, hue, dark))
         return out
 

@@ -14,6 +14,11 @@ Here the pose is refit with the outline points on the camera's side of the piece
 counted only where they lie outside the model (an edge there bounds the piece from
 outside, never from inside); the far side (the top face's ridge against the table,
 seen squarely), the nose and the tail decide the heading.
+
+The points lie on the blob's own contour (vision.segment.Part.contour), not on its
+convex hull: a shadow or a speck joined to the piece is then a local bump whose points
+lie far from the model (the robust loss discounts them), where the hull would bridge
+it to the rest of the outline with straight edges that tilt the whole side.
 """
 
 from __future__ import annotations
@@ -117,22 +122,20 @@ def refine(sizes: list[Size], params: np.ndarray, camera: np.ndarray, points: np
     """(tail x, tail y, heading) rows (N×3) of flat pieces refit to their outline points
     (N×K×2 mm; `open_side` N×K where undecided pixels border them; the true edge
     `edge_offset` mm outside them, N) with the side where the camera sees a lateral face
-    open inwards: damped, robust Gauss-Newton, all pieces at once."""
-    params = np.asarray(params, float).copy()
-    grazing = np.array([grazing_faces(s, p, camera) for s, p in zip(sizes, params)]).reshape(-1, 5)
+    (if any) open inwards: damped, robust Gauss-Newton, all pieces at once."""
+    p = np.asarray(params, float).copy()
+    if not len(p):
+        return p
+    grazing = np.array([grazing_faces(s, q, camera) for s, q in zip(sizes, p)])
     side = grazing[:, LEFT_FACE].astype(float) - grazing[:, RIGHT_FACE]
-    todo = np.flatnonzero(side)
-    if not len(todo):
-        return params
-    p, side, pts, opn = params[todo], side[todo], points[todo], open_side[todo]
-    eo = np.asarray(edge_offset, float)[todo, None]
-    models = [model(FLAT, sizes[k]) for k in todo]
+    pts, opn, eo = points, open_side, np.asarray(edge_offset, float)[:, None]
+    models = [model(FLAT, s) for s in sizes]
     offsets, heights = np.array([m.offsets for m in models]), np.array([m.heights for m in models])
 
     def cost(r: np.ndarray) -> np.ndarray:
         return np.sum(fitting.point_weights(r, opn) * r * r, axis=1)
 
-    lam = np.full(len(todo), 1e-2)
+    lam = np.full(len(p), 1e-2)
     r, J = residuals(offsets, heights, p, camera, side, pts, eo)
     for _ in range(ITERATIONS):
         Jw = J * fitting.point_weights(r, opn)[..., None]
@@ -144,5 +147,4 @@ def refine(sizes: list[Size], params: np.ndarray, camera: np.ndarray, points: np
         better = cost(r1) <= cost(r)
         p[better], r[better], J[better] = trial[better], r1[better], J1[better]
         lam = np.where(better, lam * 0.3, lam * 10)
-    params[todo] = p
-    return params
+    return p

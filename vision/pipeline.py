@@ -229,7 +229,8 @@ class Detector:
         return per_blob
 
     def _refine_flats(self, chosen: list, camera: np.ndarray) -> list:
-        """Flat pieces' poses refit with the side where the camera sees a lateral face open (vision.heading)."""
+        """Flat pieces' poses refit to their blobs' contours with the side where the camera sees
+        a lateral face open (vision.heading)."""
         flat = [k for k, (_, best, _) in enumerate(chosen) if best.hypothesis.kind == FLAT]
         if not flat:
             return chosen
@@ -237,7 +238,7 @@ class Detector:
         blobs = [chosen[k][0] for k in flat]
         fits = [chosen[k][1] for k in flat]
         origins = np.array([self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res for b in blobs])
-        pts, open_side = fitting.outline_points([b.part.outline for b in blobs], [b.part.undecided for b in blobs],
+        pts, open_side = fitting.outline_points([b.part.contour for b in blobs], [b.part.undecided for b in blobs],
                                                 origins, res, heading.POINTS)
         params = heading.refine([f.hypothesis.size for f in fits], np.array([f.params for f in fits]), camera,
                                 pts, open_side, np.array([b.part.edge_offset * res for b in blobs]))

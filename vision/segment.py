@@ -238,6 +238,7 @@ class Part:
     undecided: np.ndarray   # uint8 0/255, faint or shadow-like pixels touching it
     outline: np.ndarray     # M×2 box pixel coordinates, convex, counter-clockwise
     edge_offset: float      # how far (px) the true edge lies outside `outline`
+    contour: np.ndarray     # L×2 box pixel coordinates: the cut itself, not its hull
 
 
 _CHANNEL_SUM = np.ones((1, 3), np.float32)
@@ -368,8 +369,9 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         near = np.zeros(n, np.uint8)   # the undecided components touching the hull
         near[labels[cv2.dilate(hull, np.ones((3, 3), np.uint8)) > 0]] = 255
         near[0] = 0
-        out.append(Part(hull, near[labels],
-                        _hull_points((fine > 0).astype(np.uint8), SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL))
+        inside = (fine > 0).astype(np.uint8)
+        out.append(Part(hull, near[labels], _hull_points(inside, SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL,
+                        _contour_points(inside, SUBPIXEL, (x0, y0))))
     return out
 
 
@@ -378,6 +380,14 @@ def _hull_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0))
     (the mask's first pixel being coarse pixel `origin`)."""
     hull = cv2.convexHull(row_ends(mask)).reshape(-1, 2).astype(float) + np.multiply(origin, scale)
     return (hull + 0.5) / scale - 0.5
+
+
+def _contour_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """The outer contour of a mask's largest component drawn `scale` times finer, in coarse
+    pixel coordinates (as `_hull_points`)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    c = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(float) + np.multiply(origin, scale)
+    return (c + 0.5) / scale - 0.5
 
 
 def blob_masks(fg: Foreground, margin: int, dark: bool = False) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:

@@ -1,5 +1,6 @@
 """The flat-heading refit (vision.heading) on hand-made outlines."""
 
+import cv2
 import numpy as np
 import pytest
 
@@ -39,3 +40,33 @@ def test_the_heading_comes_back_when_the_camera_side_is_pale():
     out = heading.refine([Size.LARGE], start[None], camera, pts[None], np.zeros((1, len(pts)), bool), np.zeros(1))[0]
     assert abs(out[2] - TAIL[2]) < 0.3
     assert np.hypot(*(out[:2] - TAIL[:2])) < 0.5
+
+
+def _shadow_beside_contour() -> tuple[np.ndarray, np.ndarray]:
+    """A small flat piece's silhouette with a 3 mm deep shadow joined to the middle of its
+    far side (raised corner to nose, 30-50 % of the way), and the camera (off to the
+    piece's left)."""
+    a = np.radians(TAIL[2])
+    left = np.array([-np.sin(a), np.cos(a)])
+    camera = np.array([*(TAIL[:2] + 250 * left), 900.0])
+    sil = silhouette(FLAT, Size.SMALL, TAIL, camera)   # tail-left, tail-right, raised-right, nose
+    edge = sil[3] - sil[2]
+    out = np.array([edge[1], -edge[0]]) / np.hypot(*edge)
+    bump = [sil[2] + 0.3 * edge, sil[2] + 0.3 * edge + 3 * out, sil[2] + 0.5 * edge + 3 * out, sil[2] + 0.5 * edge]
+    return np.vstack([sil[:3], bump, sil[3:]]), camera
+
+
+@pytest.mark.parametrize("hull", [False, True])
+def test_a_shadow_joined_beside_turns_the_heading_only_through_the_hull(hull):
+    """Refit on the contour round the shadow, the heading stays within 0.3°; on the
+    contour's convex hull, whose straight edges bridge the bump to the nose and the
+    raised corner, it turns by more than 0.5°."""
+    contour, camera = _shadow_beside_contour()
+    if hull:
+        contour = cv2.convexHull(contour.astype(np.float32)).reshape(-1, 2).astype(float)
+    pts = perimeter_points([contour], heading.POINTS)[0]
+    out = heading.refine([Size.SMALL], TAIL[None], camera, pts[None], np.zeros((1, len(pts)), bool), np.zeros(1))[0]
+    if hull:
+        assert abs(out[2] - TAIL[2]) > 0.5
+    else:
+        assert abs(out[2] - TAIL[2]) < 0.3

@@ -23,7 +23,7 @@ from shapely.geometry import Polygon
 
 from vision import fit as fitting
 from vision.decide import (IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM, _model_mask,
-                           _outline, cost)
+                           _outline, _sample, cost)
 from vision.geometry import COIN, FLAT, UPRIGHT
 from vision.rectify import TableGrid
 
@@ -58,6 +58,17 @@ BEYOND_MIN_MM2 = 8.0
 BEYOND_DARKER = 0.1
 # Pixels eroded off a blob before its typical darkening and hue: the rim mixes in the table.
 ERODE_PX = 2
+# A coin lies flat (~1.5 mm thick) and casts no shadow beyond its rim; an upright piece
+# stands 20-45 mm tall and its shadow starts at its base. A coin winner loses to an
+# upright at most COIN_SWAP_COST_MM costlier if the table COIN_BAND_MM beyond its rim,
+# in a fan of ±COIN_FAN_DEG about the shadow direction, is darker (median log) than the
+# same fan on the lamp side by COIN_SHADE_STEP (~8 %, beyond the table's texture in a
+# median of many points): a penny's copper and a small red upright mirroring the lamps
+# can have the same colour and outline, but only one of them stands up.
+COIN_SWAP_COST_MM = 1.5
+COIN_BAND_MM = np.linspace(2.0, 8.0, 7)
+COIN_FAN_DEG = np.linspace(-40.0, 40.0, 9)
+COIN_SHADE_STEP = 0.08
 
 
 def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray, res: float) -> np.ndarray | None:
@@ -204,3 +215,30 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
                 and dark < float(np.median(b.lum[core])) - BEYOND_DARKER:
             return f
     return best
+
+
+def shade_step(centre: np.ndarray, radius: float, b: _Blob, grid: TableGrid, direction: np.ndarray) -> float:
+    """How much darker (median log) the table is just beyond a disc (`centre`, `radius`,
+    mm) on the picture's shadow side than on its lamp side."""
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    fan = np.arctan2(direction[1], direction[0]) + np.radians(COIN_FAN_DEG)
+    sides = []
+    for turn in (0.0, np.pi):
+        unit = np.column_stack([np.cos(fan + turn), np.sin(fan + turn)])
+        pts = centre + (radius + COIN_BAND_MM)[:, None, None] * unit[None]
+        sides.append(float(np.median(_sample(b.lum, pts.reshape(-1, 2), origin, grid.res))))
+    return sides[1] - sides[0]
+
+
+def stands_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+                  direction: np.ndarray | None) -> fitting.Fit:
+    """A coin, or an upright piece that looks like one? The upright, if nearly as good,
+    when the table beyond the disc is darker on the shadow side than on the lamp side.
+    `options` sorted by cost."""
+    if best.hypothesis.kind != COIN or b.dark or direction is None:
+        return best
+    rival = next((f for f in options if f.hypothesis.kind == UPRIGHT and f.iou >= IOU_MIN), None)
+    if rival is None or cost(rival) > cost(best) + COIN_SWAP_COST_MM:
+        return best
+    radius = best.hypothesis.coin.diameter / 2  # type: ignore[union-attr]
+    return rival if shade_step(best.params[:2], radius, b, grid, direction) > COIN_SHADE_STEP else best

@@ -1,0 +1,29 @@
+"""Shadows tell what stands from what lies (vision.shadows), on seeded renders."""
+
+import math
+
+from domain import Pose, Size
+from vision.pipeline import Detector
+from vision.scenes import rendered
+
+
+def detect(r):
+    return Detector(r.spec.layout, r.intrinsics).detect(r.image).state
+
+
+def test_a_small_upright_mirroring_the_lamps_is_not_a_penny():
+    # pale pink on green felt, round-ish from above: only its shadow says it stands
+    state = detect(rendered(9223))
+    assert not state.coins
+    for where in ((512.9, 348.4), (607.7, 251.8)):
+        p = min(state.pieces, key=lambda p: math.dist(p.position, where))
+        assert math.dist(p.position, where) < 1.5
+        assert (p.color.value, p.size, p.pose) == ("red", Size.SMALL, Pose.UPRIGHT)
+
+
+def test_coins_lying_flat_stay_coins():
+    r = rendered(9400, coins=(1, 3))
+    state = detect(r)
+    assert sorted(c.kind for c in state.coins) == sorted(c.kind for c in r.truth.coins)
+    for c in r.truth.coins:
+        assert min(math.dist(c.center, d.center) for d in state.coins) < 1.0

@@ -77,6 +77,12 @@ DARK_LOG_MAX = -0.15
 # full-evidence pixels), i.e. half way between piece and table. Fainter parts of the
 # blob (a face seeing the lamp's reflection) are left undecided.
 EDGE_LEVEL = 0.5
+# A blob whose evidence is this many times the thresholds (median of its full-evidence
+# pixels) but that leaves no piece-sized part when cut half way is a piece seen only by
+# the faces that mirror or pipe the lamp (green on green felt: bright lit faces around a
+# core as dark as the felt): it is cut at the weak level instead. Table texture that
+# crosses the thresholds stays below ~1.5 of them; such faces reach 2.3-2.5.
+FALLBACK_EVIDENCE = 2.0
 # Pixels of a blob darker (log) than its typical full-evidence pixel by more than this
 # are its coloured shadow (light through the plastic), not the piece: left undecided.
 TINTED_SHADOW_DARKER = 0.5
@@ -341,11 +347,15 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     tinted_shadow = lum < median(lum[strong]) - TINTED_SHADOW_DARKER
     # barely above the thresholds (green on green felt), the weak mask is the edge
     level = max(WEAK, EDGE_LEVEL * typical)
-    cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)
-    mask = (cut > 0).astype(np.uint8) * 255
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
+    for _ in range(2):   # the second time: the blob's lit faces, cut at the weak level
+        cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)
+        mask = (cut > 0).astype(np.uint8) * 255
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
+        if big or level == WEAK or typical < FALLBACK_EVIDENCE:
+            break
+        level, tinted_shadow = WEAK, np.zeros_like(tinted_shadow)
     hue = fg.hue[y:y + h, x:x + w]
     parts = [p for i in big for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res)
              for r in split(q) for p in split_by_valley(r, score, fg.res)]

@@ -51,9 +51,11 @@ CAST_PALER = 0.7
 # ... and it is darker (log, ~26 %) than the caster's plastic when not paler.
 DARKER_THAN_CASTER = 0.3
 # An upright beats a flat winner when what the flat covers beyond it (at least
-# BEYOND_MIN_MM2, past the blurred rim) lies on its shadow side and is darker than the
-# plastic inside it by BEYOND_DARKER (log, ~10 %): a flat piece's tail is the same
-# plastic as its nose, an upright's shadow is darker than the upright.
+# BEYOND_MIN_MM2, past the blurred rim) lies on its shadow side, darker than the table,
+# and is darker than the plastic inside it by BEYOND_DARKER (log, ~10 %), or darker at
+# all and paler than CAST_PALER of its hue change: a flat piece's tail is the same
+# plastic as its nose, an upright's shadow is darker than the upright, and tinted by
+# light that crossed the plastic once where the plastic is seen through twice.
 BEYOND_MIN_MM2 = 8.0
 BEYOND_DARKER = 0.1
 # Pixels eroded off a blob before its typical darkening and hue: the rim mixes in the table.
@@ -189,7 +191,8 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
     """A flat piece, or an upright one with its shadow beside it, tinted as strongly as
     the plastic (which the tinted-shadow test of vision.decide misses)? The upright, if
     nearly as good, when what the flat covers beyond it lies on its shadow side and is
-    darker than the table and than the upright's plastic. `options` sorted by cost."""
+    darker than the table and than the upright's plastic (clearly, or at all if paler).
+    `options` sorted by cost."""
     if best.hypothesis.kind != FLAT or b.dark or direction is None:
         return best
     origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
@@ -210,9 +213,10 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
             continue
         (ys, xs), (yc, xc) = np.nonzero(beyond), np.nonzero(inner)
         v = np.array([xs.mean() - xc.mean(), ys.mean() - yc.mean()])
-        dark = float(np.median(b.lum[beyond]))
+        dark, plastic = float(np.median(b.lum[beyond])), float(np.median(b.lum[core]))
+        paler = float(np.median(b.chroma[beyond])) < CAST_PALER * float(np.median(b.chroma[core]))
         if float(v @ direction) > SHADOW_SIDE_COS * np.hypot(*v) and dark < 0 \
-                and dark < float(np.median(b.lum[core])) - BEYOND_DARKER:
+                and (dark < plastic - BEYOND_DARKER or (paler and dark < plastic)):
             return f
     return best
 

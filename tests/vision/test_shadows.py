@@ -27,3 +27,12 @@ def test_coins_lying_flat_stay_coins():
     assert sorted(c.kind for c in state.coins) == sorted(c.kind for c in r.truth.coins)
     for c in r.truth.coins:
         assert min(math.dist(c.center, d.center) for d in state.coins) < 1.0
+
+
+def test_an_upright_with_its_paler_shadow_is_not_a_flat_piece():
+    # yellow on light wood: the shadow is barely darker than the plastic, but paler
+    state = detect(rendered(9212))
+    where = (186.4, 375.2)
+    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
+    assert math.dist(p.position, where) < 2.0
+    assert (p.color.value, p.size, p.pose) == ("yellow", Size.LARGE, Pose.UPRIGHT)

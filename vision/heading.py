@@ -29,7 +29,7 @@ import numpy as np
 
 from domain import Size
 from vision import fit as fitting
-from vision.geometry import FLAT, apparent_vertices, model
+from vision.geometry import FLAT, apparent_vertices, model, place
 
 # A face seen at more than this angle of incidence (between its normal and the ray to
 # the camera) is grazing: unpolarised Fresnel reflectance of plastic (n ≈ 1.5) is ~9 %
@@ -72,25 +72,38 @@ def grazing_faces(size: Size, params: np.ndarray, camera: np.ndarray) -> np.ndar
     return (cos_inc > 0) & (cos_inc < math.cos(math.radians(GRAZING_DEG)))
 
 
-_PAIRS = np.array([(i, j) for i in range(5) for j in range(i + 1, 5)])
+# The shadow zone (see `residuals`): the silhouette swept along the picture's shadow
+# direction by this fraction of the raised corners' height. The part of a shadow dark
+# enough to join the blob is its umbra next to the caster (the penumbra widens with the
+# distance from it): about half the shadow of a lamp 45° high.
+SHADOW_REACH = 0.5
+# Outline points darker than the bare table (below vision.shadows.SHADE_LOG), outside
+# the model and inside its shadow zone are likely shadow: they count this much.
+SHADOW_WEIGHT = 0.3
+# The flat model's raised corners (vision.geometry.model), the tallest points.
+RAISED = [2, 4]
+_PAIRS = {k: np.array([(i, j) for i in range(k) for j in range(i + 1, k)]) for k in (5, 7)}
 # Finite-difference steps of (x, y, heading) for the Jacobian: mm, mm, degrees.
 _STEP = np.array([0.02, 0.02, 0.02])
 
 
 def hull_sdf(verts: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Signed distance (mm, negative inside) of points (N×K×2) to the convex hull of
-    each row's apparent vertices (N×5×2), the silhouette: the largest signed distance
-    to the hull's edge lines (exact inside, at most the true distance outside). The hull's
-    edges are the vertex pairs with every other vertex on one side of their line."""
-    a, b = verts[:, _PAIRS[:, 0]], verts[:, _PAIRS[:, 1]]                  # N×10×2
+    each row's vertices (N×V×2, V = 5 or 7; the apparent vertices: the silhouette): the
+    largest signed distance to the hull's edge lines (exact inside, at most the true
+    distance outside). The hull's edges are the vertex pairs (of distinct points) with
+    every other vertex on one side of their line."""
+    pairs = _PAIRS[verts.shape[1]]
+    a, b = verts[:, pairs[:, 0]], verts[:, pairs[:, 1]]                    # N×P×2
     e = b - a
-    n = np.stack([e[..., 1], -e[..., 0]], -1) / np.maximum(np.hypot(e[..., 0], e[..., 1]), 1e-9)[..., None]
+    length = np.hypot(e[..., 0], e[..., 1])
+    n = np.stack([e[..., 1], -e[..., 0]], -1) / np.maximum(length, 1e-9)[..., None]
     c = np.sum(n * a, -1)
     side = n @ verts.transpose(0, 2, 1) - c[..., None]                      # N×10×5
     tol = 1e-6
     outward = np.all(side <= tol, -1)
     inward = np.all(side >= -tol, -1)
-    sign = np.where(outward, 1.0, np.where(inward, -1.0, 0.0))
+    sign = np.where(outward & (length > tol), 1.0, np.where(inward & (length > tol), -1.0, 0.0))
     # a pair that is no hull edge: its line pushed out of reach
     c = np.where(sign == 0, np.inf, c * sign)
     d = (n * sign[..., None]) @ points.transpose(0, 2, 1) - c[..., None]
@@ -98,11 +111,14 @@ def hull_sdf(verts: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def residuals(offsets: np.ndarray, heights: np.ndarray, params: np.ndarray, camera: np.ndarray,
-              side: np.ndarray, points: np.ndarray, edge_offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+              side: np.ndarray, points: np.ndarray, edge_offset: np.ndarray, shadow: np.ndarray | None = None,
+              dark: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Signed distances (mm) of each row's outline points (N×K×2) to its model's
     silhouette, 0 for points on its open side (side: +1 left, −1 right, 0 none; N)
     inside the silhouette, and their derivatives by (x, y, heading) (N×K×3, central
-    differences: one batch of 7 poses per row)."""
+    differences: one batch of 7 poses per row); SHADOW_WEIGHT as much for `dark` points
+    (N×K) outside the silhouette but in its shadow zone, given the picture's shadow
+    direction `shadow` (a unit vector, or None)."""
     n = len(params)
     nudge = np.vstack([np.zeros(3), np.diag(_STEP), -np.diag(_STEP)])          # 7×3
     poses = (params[:, None] + nudge).reshape(-1, 3)
@@ -113,16 +129,25 @@ def residuals(offsets: np.ndarray, heights: np.ndarray, params: np.ndarray, came
     a = np.radians(params[:, 2])
     across = np.stack([-np.sin(a), np.cos(a)], -1)                     # the heading's left
     on_side = np.sum((points - params[:, None, :2]) * across[:, None], -1) * side[:, None] > 0
-    count = (r > 0) | ~on_side
-    return np.where(count, r, 0.0), np.where(count[..., None], J, 0.0)
+    weight = ((r > 0) | ~on_side).astype(float)
+    if shadow is not None:
+        # a shadow starts at its caster: the zone is the silhouette and the raised
+        # corners' feet moved along the shadow (the nose, on the table, casts none)
+        reach = SHADOW_REACH * heights[:, RAISED]                               # N×2
+        feet = place(params, offsets[:, RAISED]) + reach[..., None] * shadow
+        zone = hull_sdf(np.concatenate([verts[::7], feet], 1), points) + edge_offset
+        weight[(r > 0) & (zone <= 0) & dark] = SHADOW_WEIGHT
+    return r * weight, J * weight[..., None]
 
 
 def refine(sizes: list[Size], params: np.ndarray, camera: np.ndarray, points: np.ndarray, open_side: np.ndarray,
-           edge_offset: np.ndarray) -> np.ndarray:
+           edge_offset: np.ndarray, shadow: np.ndarray | None = None, dark: np.ndarray | None = None) -> np.ndarray:
     """(tail x, tail y, heading) rows (N×3) of flat pieces refit to their outline points
     (N×K×2 mm; `open_side` N×K where undecided pixels border them; the true edge
     `edge_offset` mm outside them, N) with the side where the camera sees a lateral face
-    (if any) open inwards: damped, robust Gauss-Newton, all pieces at once."""
+    (if any) open inwards and points darker than the table (`dark`, N×K) in the shadow
+    zone along the picture's shadow direction (`shadow`, unit vector or None) counting
+    less: damped, robust Gauss-Newton, all pieces at once."""
     p = np.asarray(params, float).copy()
     if not len(p):
         return p
@@ -136,14 +161,14 @@ def refine(sizes: list[Size], params: np.ndarray, camera: np.ndarray, points: np
         return np.sum(fitting.point_weights(r, opn) * r * r, axis=1)
 
     lam = np.full(len(p), 1e-2)
-    r, J = residuals(offsets, heights, p, camera, side, pts, eo)
+    r, J = residuals(offsets, heights, p, camera, side, pts, eo, shadow, dark)
     for _ in range(ITERATIONS):
         Jw = J * fitting.point_weights(r, opn)[..., None]
         A = Jw.transpose(0, 2, 1) @ J
         g = (Jw.transpose(0, 2, 1) @ r[..., None])[..., 0]
         A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
         trial = p - np.linalg.solve(A, g[..., None])[..., 0]
-        r1, J1 = residuals(offsets, heights, trial, camera, side, pts, eo)
+        r1, J1 = residuals(offsets, heights, trial, camera, side, pts, eo, shadow, dark)
         better = cost(r1) <= cost(r)
         p[better], r[better], J[better] = trial[better], r1[better], J1[better]
         lam = np.where(better, lam * 0.3, lam * 10)

@@ -228,9 +228,9 @@ class Detector:
             per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k])))
         return per_blob
 
-    def _refine_flats(self, chosen: list, camera: np.ndarray) -> list:
+    def _refine_flats(self, chosen: list, camera: np.ndarray, direction: np.ndarray | None) -> list:
         """Flat pieces' poses refit to their blobs' contours with the side where the camera sees
-        a lateral face open (vision.heading)."""
+        a lateral face open and shade in their shadow's way discounted (vision.heading)."""
         flat = [k for k, (_, best, _) in enumerate(chosen) if best.hypothesis.kind == FLAT]
         if not flat:
             return chosen
@@ -240,8 +240,12 @@ class Detector:
         origins = np.array([self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res for b in blobs])
         pts, open_side = fitting.outline_points([b.part.contour for b in blobs], [b.part.undecided for b in blobs],
                                                 origins, res, heading.POINTS)
+        # which outline points are darker than the bare table (shadow?)
+        ij = np.round((pts - origins[:, None]) / res - 0.5).astype(int)
+        dark = fitting.box_lookup([b.lum for b in blobs], np.arange(len(blobs))[:, None], ij[..., 0], ij[..., 1]) \
+            < shadows.SHADE_LOG
         params = heading.refine([f.hypothesis.size for f in fits], np.array([f.params for f in fits]), camera,
-                                pts, open_side, np.array([b.part.edge_offset * res for b in blobs]))
+                                pts, open_side, np.array([b.part.edge_offset * res for b in blobs]), direction, dark)
         out = list(chosen)
         for k, f, p in zip(flat, fits, params):
             out[k] = (chosen[k][0], fitting.Fit(f.hypothesis, p, f.rms, f.iou), chosen[k][2])
@@ -269,7 +273,7 @@ class Detector:
             chosen.append((b, best, rival - decide.cost(best)))
         chosen = decide.without_shadows(chosen, camera)
         chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
-        chosen = self._refine_flats(chosen, camera)
+        chosen = self._refine_flats(chosen, camera, direction)
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
         if chosen:

@@ -49,8 +49,8 @@ def test_colour_size_and_pose(score):
 def test_positions_and_headings_in_table_mm(score):
     assert score.position_median <= 1.0
     assert score.percentile(score.position_err, 95) <= 2.5
-    assert score.percentile(score.heading_err, 50) <= 0.8
-    assert score.percentile(score.heading_err, 95) <= 4.0
+    assert score.percentile(score.heading_err, 50) <= 0.7
+    assert score.percentile(score.heading_err, 95) <= 2.8
 
 
 def test_all_ten_colours():

@@ -7,7 +7,7 @@ import pytest
 from domain import Size
 from vision import heading
 from vision.fit import perimeter_points
-from vision.geometry import FLAT, silhouette
+from vision.geometry import FLAT, apparent_vertices, model, silhouette
 
 TAIL = np.array([300.0, 200.0, 30.0])   # tail x, y, heading
 
@@ -70,3 +70,34 @@ def test_a_shadow_joined_beside_turns_the_heading_only_through_the_hull(hull):
         assert abs(out[2] - TAIL[2]) > 0.5
     else:
         assert abs(out[2] - TAIL[2]) < 0.3
+
+
+def _shadow_at_tail_contour() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A small flat piece's silhouette with a 2 mm deep shadow joined to its far side at
+    the raised corner and tapering off to 40 % of the way to the nose (as a flat piece's
+    own shadow: widest where it is tallest), the camera (off to the piece's left) and
+    the picture's shadow direction (to the piece's right)."""
+    a = np.radians(TAIL[2])
+    left = np.array([-np.sin(a), np.cos(a)])
+    camera = np.array([*(TAIL[:2] + 250 * left), 900.0])
+    sil = silhouette(FLAT, Size.SMALL, TAIL, camera)   # tail-left, tail-right, raised-right, nose
+    edge = sil[3] - sil[2]
+    out = np.array([edge[1], -edge[0]]) / np.hypot(*edge)
+    bump = [sil[2] + 2 * out, sil[2] + 0.4 * edge + 0.6 * out, sil[2] + 0.4 * edge]
+    return np.vstack([sil[:3], bump, sil[3:]]), camera, -left
+
+
+@pytest.mark.parametrize("dark", [True, False])
+def test_a_shadow_darker_than_the_table_in_the_shadow_zone_counts_less(dark):
+    """Refit from 2° off, the heading comes back to within 0.5° when the bump's points
+    are darker than the table (shadow); lit like the table, they count in full and turn
+    it by more than 1°."""
+    contour, camera, shadow = _shadow_at_tail_contour()
+    pts = perimeter_points([contour], heading.POINTS)[0]
+    m = model(FLAT, Size.SMALL)
+    verts = apparent_vertices(TAIL[None], m.offsets[None], m.heights[None], camera)
+    outside = heading.hull_sdf(verts, pts[None])[0] > 0.3
+    start = TAIL + [0.0, 0.0, 2.0]
+    out = heading.refine([Size.SMALL], start[None], camera, pts[None], np.zeros((1, len(pts)), bool), np.zeros(1),
+                         shadow, (outside & dark)[None])[0]
+    assert (abs(out[2] - TAIL[2]) < 0.5) if dark else (abs(out[2] - TAIL[2]) > 1.0)

@@ -99,7 +99,7 @@ def hull_sdf(verts: np.ndarray, points: np.ndarray) -> np.ndarray:
     length = np.hypot(e[..., 0], e[..., 1])
     n = np.stack([e[..., 1], -e[..., 0]], -1) / np.maximum(length, 1e-9)[..., None]
     c = np.sum(n * a, -1)
-    side = n @ verts.transpose(0, 2, 1) - c[..., None]                      # N×10×5
+    side = n @ verts.transpose(0, 2, 1) - c[..., None]                      # N×P×V
     tol = 1e-6
     outward = np.all(side <= tol, -1)
     inward = np.all(side >= -tol, -1)
@@ -130,7 +130,7 @@ def residuals(offsets: np.ndarray, heights: np.ndarray, params: np.ndarray, came
     across = np.stack([-np.sin(a), np.cos(a)], -1)                     # the heading's left
     on_side = np.sum((points - params[:, None, :2]) * across[:, None], -1) * side[:, None] > 0
     weight = ((r > 0) | ~on_side).astype(float)
-    if shadow is not None:
+    if shadow is not None and dark is not None:
         # a shadow starts at its caster: the zone is the silhouette and the raised
         # corners' feet moved along the shadow (the nose, on the table, casts none)
         reach = SHADOW_REACH * heights[:, RAISED]                               # N×2

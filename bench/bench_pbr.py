@@ -1,0 +1,77 @@
+"""Detection on an independent, physically based renderer (Mitsuba 3, bench/pbr/) next to
+our own renderer's picture of the same scenes: found / false %, colour / size / pose %,
+position and flat heading errors, overall and per table surface.
+
+Needs the optional extra (`pip install -e '.[pbr]'`); without mitsuba it says so and
+skips. Path tracing takes about a minute a frame on two cores; renders are cached under
+$PYRAMID_PBR_CACHE (default /tmp/pyramid-pbr-cache), so only the first run is slow.
+Seeds: $PYRAMID_PBR_SEEDS as "first-last" (default 9200-9211, the first twelve of
+bench_detect's held-out set: red, yellow, green, blue on wood, cloth and felt).
+"""
+
+import os
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from domain import InputError, TableState  # noqa: E402
+from vision.evaluate import Score  # noqa: E402
+from vision.pipeline import Detector  # noqa: E402
+from vision.scenes import rendered  # noqa: E402
+
+
+def _seeds() -> range:
+    first, last = os.environ.get("PYRAMID_PBR_SEEDS", "9200-9211").split("-")
+    return range(int(first), int(last) + 1)
+
+
+def _detect(r, seed: int, failures: list[str]) -> TableState:
+    """The detected table, or an empty one (every piece missed) when the markers are not found."""
+    try:
+        return Detector(r.spec.layout, r.intrinsics).detect(r.image).state
+    except InputError as e:
+        failures.append(f"{seed}: {e}")
+        return TableState(())
+
+
+def main() -> None:
+    from bench.pbr import render as pbr
+    if not pbr.available():
+        print("SKIPPED: mitsuba is not installed (pip install -e '.[pbr]' for the independent renderer)")
+        return
+    scores = {"pbr": Score(), "ours": Score()}
+    per_surface: dict[tuple[str, str], Score] = {}
+    seconds = []
+    failures: dict[str, list[str]] = {"pbr": [], "ours": []}
+    for seed in _seeds():
+        r, timing = pbr.render_seed(seed)
+        if not timing.cached:
+            seconds.append(timing.seconds)
+        ours = rendered(seed)
+        kind = r.spec.surface.kind
+        for name, pic in (("pbr", r), ("ours", ours)):
+            state = _detect(pic, seed, failures[name])
+            scores[name].add(pic.truth, state, str(seed))
+            per_surface.setdefault((name, kind), Score()).add(pic.truth, state, str(seed))
+    n = len(_seeds())
+    print(f"{n} scenes (seeds {_seeds().start}-{_seeds().stop - 1}), intrinsics given; "
+          f"Mitsuba {pbr._mi().variant()}, {pbr.SPP} spp, walls {pbr.WALLS}")
+    if seconds:
+        print(f"path tracing s per frame (median of {len(seconds)} rendered now): {statistics.median(seconds):.0f}")
+    for name, label in (("pbr", "independent renderer (Mitsuba)"), ("ours", "our renderer (vision.render)")):
+        print(f"\n{label}: " + scores[name].summary().replace("\n", "\n  "))
+        for f in failures[name]:
+            print(f"  registration failed, every piece counted missed: {f}")
+        for (who, kind), s in sorted(per_surface.items()):
+            if who == name:
+                print(f"  {kind}: " + s.summary().split("\nper colour")[0].replace("\n", "; "))
+    print("\nmistakes on the independent renderer:")
+    for m in scores["pbr"].mistakes:
+        print("  ", m)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+"""Path-trace a SceneSpec with Mitsuba 3 and develop it like a camera; renders are cached.
+
+Light transport (Mitsuba's volumetric path tracer `volpath`): pyramid walls are smooth
+dielectrics (n = 1.49) bounding an absorbing homogeneous medium whose coefficient gives
+the spec's transmission per 1.5 mm wall (Beer-Lambert over the true path length, so
+grazing views through a wall are deeper coloured); glints, internal reflections,
+refraction and the light reaching the table through the walls all follow from that.
+Lamps are discs glowing downwards (seen from above, where the camera is, they are
+neither bright nor in the way: the specs put some between the camera and the table),
+the room a uniform sky; varnished wood is a rough dielectric
+coating over the grain (`roughplastic`), cloth, felt and paper are Lambertian.
+
+The camera: a pinhole film slightly larger than the picture, resampled through the
+spec's radial distortion and principal point offset; then auto white balance on the
+lamps' mix, auto exposure (the brightest 1 % just below clipping), photon and read
+noise, sRGB encoding, 8 bits and JPEG. None of vision.render's camera code is used.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from bench.pbr import scene as S
+from vision.render import random_scene
+from vision.render.materials import IOR_PLASTIC, kelvin_rgb
+from vision.render.render import Rendered
+from vision.render.scene import SceneSpec
+from vision.render.shapes import WALL_MM
+
+# Bump when what is rendered changes (geometry, materials, lights, integrator); the camera's
+# development (`develop`) runs on every load, so it may change freely.
+RENDER_VERSION = 2
+CACHE_DIR = Path(os.environ.get("PYRAMID_PBR_CACHE", "/tmp/pyramid-pbr-cache"))
+SPP = int(os.environ.get("PYRAMID_PBR_SPP", "64"))
+MAX_DEPTH = 24          # camera → wall → wall → cavity → wall → wall → table → ... → lamp
+WOOD_ALPHA = 0.2        # Beckmann roughness of a table's varnish (a soft, wide sheen)
+WOOD_IOR = 1.58         # varnish: 5 % reflectance at normal incidence (vision.render's GLOSS)
+EXPOSURE_PERCENTILE = 99.0   # auto exposure puts this luminance percentile...
+EXPOSURE_LEVEL = 0.92        # ...at this linear level
+SHOT_NOISE = 0.012      # relative photon noise at full scale
+READ_NOISE = 1.0 / 255  # read noise, linear full scale
+JPEG_QUALITY = 90
+# How a wall surface passes light. "thin" (default): a Fresnel interface that reflects
+# but does not bend what it lets through (Mitsuba's thindielectric, whose light the
+# path tracer's shadow rays can follow), so the table under and behind a piece gets
+# its tinted light by next-event estimation instead of as a caustic no affordable
+# sample count converges; its index is set so that its slab formula 2R/(1+R) equals
+# one acrylic surface's reflectance at normal incidence. "thick": true refraction
+# (dielectric, n = 1.49), exact but its tinted shadows stay dark speckle at 64 spp.
+WALLS = os.environ.get("PYRAMID_PBR_WALLS", "thin")
+_R_SURFACE = ((IOR_PLASTIC - 1) / (IOR_PLASTIC + 1)) ** 2
+_R_HALF = _R_SURFACE / (2 - _R_SURFACE)              # solves 2R/(1+R) = R_surface
+THIN_IOR = (1 + _R_HALF ** 0.5) / (1 - _R_HALF ** 0.5)
+
+
+def available() -> bool:
+    try:
+        import mitsuba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# Dr.Jit's LLVM backend needs a recent libLLVM (14 and 15 abort on its kernels: cannot
+# select fminimum); Debian's libllvm19 works. Without one, the scalar variant is used.
+MIN_LLVM = 18
+LLVM_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib")
+
+
+def _recent_llvm() -> str | None:
+    if os.environ.get("DRJIT_LIBLLVM_PATH"):
+        return os.environ["DRJIT_LIBLLVM_PATH"]
+    for version in range(25, MIN_LLVM - 1, -1):
+        for d in LLVM_DIRS:
+            path = Path(d) / f"libLLVM-{version}.so"
+            if path.exists():
+                return str(path)
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _mi():
+    llvm = _recent_llvm()
+    if llvm:
+        os.environ["DRJIT_LIBLLVM_PATH"] = llvm   # read when Dr.Jit's LLVM backend starts
+    import mitsuba as mi
+    variant = os.environ.get("PYRAMID_PBR_VARIANT") or ("llvm_ad_rgb" if llvm else "scalar_rgb")
+    mi.set_variant(variant)
+    return mi
+
+
+def _rgb(mi, value) -> dict:
+    return {"type": "rgb", "value": [float(c) for c in value]}
+
+
+def _mesh(mi, name: str, vertices: np.ndarray, faces: np.ndarray, uv: np.ndarray | None = None, **props):
+    p = mi.Properties()
+    for k, v in props.items():
+        p[k] = v
+    m = mi.Mesh(name, len(vertices), len(faces), props=p, has_vertex_normals=False,
+                has_vertex_texcoords=uv is not None)
+    params = mi.traverse(m)
+    # the buffers' own types: drjit arrays in the llvm variant, dynamic scalar arrays in scalar_rgb
+    for key, data, dtype in (("vertex_positions", vertices, np.float32), ("faces", faces, np.uint32),
+                             ("vertex_texcoords", uv, np.float32)):
+        if data is not None:
+            params[key] = type(params[key])(np.asarray(data, dtype).ravel())
+    params.update()
+    return m
+
+
+def _bitmap(mi, albedo: np.ndarray, wrap: str = "clamp") -> dict:
+    return {"type": "bitmap", "bitmap": mi.Bitmap(np.ascontiguousarray(albedo, np.float32)), "raw": True,
+            "filter_type": "bilinear", "wrap_mode": wrap}
+
+
+def _plastic(mi, m: S.Mesh) -> dict:
+    if m.sigma is None:
+        return {"bsdf": mi.load_dict({"type": "roughplastic", "distribution": "beckmann", "alpha": 0.05,
+                                      "int_ior": IOR_PLASTIC, "diffuse_reflectance": _rgb(mi, m.albedo)})}
+    sigma_s = 2 * np.asarray(m.haze) / WALL_MM     # a thin slab scatters back about σs·L/2
+    sigma_t = np.asarray(m.sigma) + sigma_s
+    peak = float(max(sigma_t.max(), 1e-6))
+    medium = mi.load_dict({"type": "homogeneous", "albedo": _rgb(mi, sigma_s / sigma_t), "scale": peak,
+                           "sigma_t": _rgb(mi, sigma_t / peak)})
+    if WALLS == "thick":
+        bsdf = {"type": "dielectric", "int_ior": IOR_PLASTIC, "ext_ior": 1.0}
+    else:
+        bsdf = {"type": "thindielectric", "int_ior": THIN_IOR, "ext_ior": 1.0}
+    return {"bsdf": mi.load_dict(bsdf), "interior": medium}
+
+
+def mitsuba_scene(spec: SceneSpec, fl: S.Film, spp: int = SPP):
+    """The Mitsuba scene object of `spec` seen through film `fl`."""
+    mi = _mi()
+    T = mi.ScalarTransform4f
+    sc: dict = {"type": "scene",
+                "integrator": {"type": "volpath", "max_depth": MAX_DEPTH, "rr_depth": 8},
+                "sensor": {"type": "perspective", "fov_axis": "x", "fov": fl.fov_deg,
+                           "near_clip": 10.0, "far_clip": 20000.0,
+                           "to_world": T().look_at(origin=list(fl.eye), target=list(fl.target), up=list(fl.up)),
+                           "sampler": {"type": "independent", "sample_count": spp},
+                           "film": {"type": "hdrfilm", "width": fl.width, "height": fl.height,
+                                    "pixel_format": "rgb", "rfilter": {"type": "gaussian"}}},
+                "sky": {"type": "constant", "radiance": _rgb(mi, S.sky_radiance(spec))}}
+    # the table: the baked pattern over what the camera sees, mirrored beyond (reflections)
+    bounds = S.table_bounds(spec, fl)
+    x0, y0, x1, y1 = bounds
+    tex = _bitmap(mi, S.table_texture(spec, bounds), "mirror")
+    if spec.surface.kind == "wood":
+        table_bsdf = {"type": "roughplastic", "distribution": "beckmann", "alpha": WOOD_ALPHA, "int_ior": WOOD_IOR,
+                      "nonlinear": True, "diffuse_reflectance": tex}
+    else:
+        table_bsdf = {"type": "diffuse", "reflectance": tex}
+    big = 2000.0
+    v, f, uv = S.quad(x0 - big, y0 - big, x1 + big, y1 + big, 0.0)
+    uv = (v[:, :2] - [x0, y0]) / [x1 - x0, y1 - y0]
+    sc["table"] = _mesh(mi, "table", v, f, uv, bsdf=mi.load_dict(table_bsdf))
+    half = spec.paper_mm / 2
+    for m in spec.layout.markers:
+        v, f, uv = S.quad(m.center[0] - half, m.center[1] - half, m.center[0] + half, m.center[1] + half,
+                          S.SHEET_LIFT_MM)
+        sc[f"sheet{m.id}"] = _mesh(mi, f"sheet{m.id}", v, f, uv,
+                                   bsdf=mi.load_dict({"type": "diffuse", "reflectance": _bitmap(mi, S.sheet_texture(spec, m))}))
+    for k, m in enumerate(S.piece_meshes(spec)):
+        props = _plastic(mi, m)
+        sc[f"piece{k}"] = _mesh(mi, f"piece{k}", m.vertices, m.faces, **props)
+    for k, lamp in enumerate(S.lamps(spec)):
+        # Mitsuba's disk: unit radius in the xy plane, emitting along +z; turned face down
+        sc[f"lamp{k}"] = {"type": "disk",
+                          "to_world": T().translate(list(lamp.centre)).scale(lamp.radius).rotate([1, 0, 0], 180),
+                          "emitter": {"type": "area", "radiance": _rgb(mi, lamp.radiance)},
+                          "bsdf": {"type": "null"}}
+    return mi.load_dict(sc)
+
+
+def render_radiance(spec: SceneSpec, spp: int = SPP, seed: int = 0) -> np.ndarray:
+    """Linear RGB radiance of the picture (H×W×3 float32), distortion applied."""
+    mi = _mi()
+    fl = S.film(spec)
+    scene = mitsuba_scene(spec, fl, spp)
+    img = np.array(mi.render(scene, seed=seed), np.float32)[..., :3]
+    # the table frame (x right, y down the picture, z up) is a mirror image of the room:
+    # Mitsuba draws it mirrored left to right about the film's centre, which is the axis
+    img = np.ascontiguousarray(img[:, ::-1])
+    mx, my = S.film_map(spec, fl)
+    return cv2.remap(img, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT)
+
+
+def illuminant(spec: SceneSpec) -> np.ndarray:
+    """What auto white balance settles on: the lamps' and room's colours weighted by the
+    light each sends to the middle of the layout."""
+    centre = np.array([*np.mean([m.center for m in spec.layout.markers], axis=0), 0.0])
+    mix = spec.ambient * kelvin_rgb(spec.ambient_kelvin)
+    for lamp in spec.lamps:
+        to_l = np.array(lamp.position) - centre
+        d = np.linalg.norm(to_l)
+        mix = mix + lamp.intensity * kelvin_rgb(lamp.kelvin) * (1000 / d) ** 2 * max(to_l[2] / d, 0.0)
+    return mix / mix.mean()
+
+
+def develop(radiance: np.ndarray, spec: SceneSpec, noise_seed: int) -> tuple[np.ndarray, bytes]:
+    """White balance, exposure, noise, sRGB, 8 bits, JPEG: (decoded BGR image, JPEG bytes)."""
+    img = np.nan_to_num(radiance, nan=0.0, posinf=0.0, neginf=0.0) / illuminant(spec)
+    lum = img @ np.array([0.2126, 0.7152, 0.0722])
+    img = img * (EXPOSURE_LEVEL / max(float(np.percentile(lum, EXPOSURE_PERCENTILE)), 1e-9))
+    rng = np.random.default_rng(noise_seed)
+    img = np.clip(img, 0, None)
+    img = img + rng.standard_normal(img.shape).astype(np.float32) * np.sqrt(SHOT_NOISE ** 2 * img + READ_NOISE ** 2)
+    x = np.clip(img, 0, 1)
+    srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)   # IEC 61966-2-1
+    bgr = np.round(srgb[..., ::-1] * 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR), buf.tobytes()
+
+
+@dataclass(frozen=True)
+class Timing:
+    seconds: float      # path tracing only (0 when read from the cache)
+    cached: bool
+
+
+def render_seed(seed: int, spp: int = SPP, **options) -> tuple[Rendered, Timing]:
+    """The path-traced picture of random_scene(seed, **options). The radiance is kept on
+    disk (keyed by RENDER_VERSION, walls, spp and the spec), the camera develops it anew."""
+    spec = random_scene(seed, **options)
+    key = hashlib.sha1(f"{RENDER_VERSION}:{WALLS}:{spp}:{spec!r}".encode()).hexdigest()[:20]
+    path = CACHE_DIR / f"{seed}-{key}.npy"
+    timing = Timing(0.0, True)
+    try:
+        radiance = np.load(path).astype(np.float32)
+    except (OSError, ValueError):
+        t = time.perf_counter()
+        radiance = render_radiance(spec, spp, seed)
+        timing = Timing(time.perf_counter() - t, False)
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        np.save(tmp, radiance.astype(np.float16))
+        os.replace(tmp, path)
+    image, jpeg = develop(radiance, spec, seed)
+    return Rendered(image, jpeg, spec.truth(), spec.view(), spec), timing

@@ -53,6 +53,12 @@ SHADOW_SWAP_COST_MM = 1.5
 # piece's tail band), which the per-pixel test above misses.
 SHADOW_PALER = 0.85
 SHADOW_DARKER_THAN_PIECE = 0.1
+# ... and only if that area lies on the rival's shadow side, when the picture's shadow
+# direction is known: the direction from the rival's centre to it within ~60° of it
+# (cosine; wider than for a whole shadow, since part of one may already lie under the
+# rival's silhouette). A shadow falls away from the lamp; tinted light beside the
+# piece, across the light, is more of the piece.
+BEYOND_SIDE_COS = 0.5
 
 
 _SIZES = list(Size)
@@ -252,12 +258,13 @@ def _model_mask(fit: fitting.Fit, shape: tuple[int, int], origin_mm: np.ndarray,
 
 
 def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
-                           camera: np.ndarray) -> fitting.Fit:
+                           camera: np.ndarray, direction: np.ndarray | None) -> fitting.Fit:
     """The cheapest hypothesis, unless what it covers beyond a smaller rival (another
     pose or size, nearly as good) is mostly tinted shadow: then the rival, whose
-    silhouette holds the piece's plastic, is the piece and the rest its shadow. An upright
-    piece and the coloured shadow beside it look like a flat piece pointing away from
-    the lamp; a flat piece and its shadow like a bigger flat piece."""
+    silhouette holds the piece's plastic, is the piece and the rest its shadow (on its
+    shadow side, when the picture's shadow `direction` is known). An upright piece and
+    the coloured shadow beside it look like a flat piece pointing away from the lamp; a
+    flat piece and its shadow like a bigger flat piece."""
     best = options[0]
     if best.hypothesis.kind == COIN or b.dark:
         return best
@@ -280,10 +287,20 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
         if np.count_nonzero(inner) >= np.count_nonzero(drawn):
             continue  # only a smaller rival can leave a shadow out
         beyond = cover & ~(cv2.dilate(inner.astype(np.uint8), grow) > 0)
+        if direction is not None and beyond.any():
+            v = offset(inner, beyond)
+            if float(v @ direction) <= BEYOND_SIDE_COS * np.hypot(*v):
+                continue
         if np.count_nonzero(beyond) * grid.res ** 2 >= SHADOW_MIN_MM2 and \
                 (np.mean(b.shadow[beyond]) >= SHADOW_SHARE or _paler_and_darker(b, beyond, inner & cover)):
             return f
     return best
+
+
+def offset(inner: np.ndarray, beyond: np.ndarray) -> np.ndarray:
+    """From the centroid of one mask to that of another (pixels; grid axes = table axes)."""
+    (yc, xc), (ys, xs) = np.nonzero(inner), np.nonzero(beyond)
+    return np.array([xs.mean() - xc.mean(), ys.mean() - yc.mean()])
 
 
 def _paler_and_darker(b: _Blob, beyond: np.ndarray, core: np.ndarray) -> bool:

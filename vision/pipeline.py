@@ -260,7 +260,7 @@ class Detector:
             if not options:
                 continue
             options.sort(key=decide.cost)
-            best = decide.not_explaining_shadow(options, b, self.grid, camera)
+            best = decide.not_explaining_shadow(options, b, self.grid, camera, direction)
             best = shadows.stands_decide(best, options, b, self.grid, direction)
             best = shadows.shadow_side_decide(best, options, b, self.grid, camera, direction)
             best = decide.edges_decide(best, options, b, self.grid, camera)

@@ -23,7 +23,7 @@ from shapely.geometry import Polygon
 
 from vision import fit as fitting
 from vision.decide import (IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM, _model_mask,
-                           _outline, _sample, cost)
+                           _outline, _sample, cost, offset)
 from vision.geometry import COIN, FLAT, UPRIGHT
 from vision.rectify import TableGrid
 
@@ -211,8 +211,7 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
         core = inner & cover
         if np.count_nonzero(beyond) * grid.res ** 2 < BEYOND_MIN_MM2 or not core.any():
             continue
-        (ys, xs), (yc, xc) = np.nonzero(beyond), np.nonzero(inner)
-        v = np.array([xs.mean() - xc.mean(), ys.mean() - yc.mean()])
+        v = offset(inner, beyond)
         dark, plastic = float(np.median(b.lum[beyond])), float(np.median(b.lum[core]))
         paler = float(np.median(b.chroma[beyond])) < CAST_PALER * float(np.median(b.chroma[core]))
         if float(v @ direction) > SHADOW_SIDE_COS * np.hypot(*v) and dark < 0 \

@@ -36,3 +36,12 @@ def test_an_upright_with_its_paler_shadow_is_not_a_flat_piece():
     p = min(state.pieces, key=lambda p: math.dist(p.position, where))
     assert math.dist(p.position, where) < 2.0
     assert (p.color.value, p.size, p.pose) == ("yellow", Size.LARGE, Pose.UPRIGHT)
+
+
+def test_tinted_light_across_the_light_is_more_of_the_piece():
+    # a red flat on wood whose pale edge band beside it, across the light, is no shadow
+    state = detect(rendered(9202))
+    where = (640.0, 382.3)
+    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
+    assert math.dist(p.position, where) < 3.0
+    assert (p.color.value, p.size, p.pose) == ("red", Size.MEDIUM, Pose.FLAT)

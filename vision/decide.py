@@ -262,9 +262,11 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
     """The cheapest hypothesis, unless what it covers beyond a smaller rival (another
     pose or size, nearly as good) is mostly tinted shadow: then the rival, whose
     silhouette holds the piece's plastic, is the piece and the rest its shadow (on its
-    shadow side, when the picture's shadow `direction` is known). An upright piece and
-    the coloured shadow beside it look like a flat piece pointing away from the lamp; a
-    flat piece and its shadow like a bigger flat piece."""
+    shadow side, when the picture's shadow `direction` is known). Of several such rivals
+    (every fitted start counts: a size's cheapest start may point the wrong way), the
+    one whose silhouette leaves out the most shadow. An upright piece and the coloured
+    shadow beside it look like a flat piece pointing away from the lamp; a flat piece
+    and its shadow like a bigger flat piece."""
     best = options[0]
     if best.hypothesis.kind == COIN or b.dark:
         return best
@@ -274,13 +276,11 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
     # the blob's rim mixes piece and table: neither plastic nor shadow
     drawn = _model_mask(best, shape, origin, grid.res, camera)
     cover = drawn & (cv2.erode(b.part.mask, grow) > 0)
-    seen = set()
+    chosen, most = best, -1.0
     for f in options[1:]:
         h = f.hypothesis
-        key = (h.kind, h.size)
-        if h.kind == COIN or key == (best.hypothesis.kind, best.hypothesis.size) or key in seen:
+        if h.kind == COIN or (h.kind, h.size) == (best.hypothesis.kind, best.hypothesis.size):
             continue
-        seen.add(key)
         if cost(f) > cost(best) + SHADOW_SWAP_COST_MM or f.iou < IOU_MIN:
             continue
         inner = _model_mask(f, shape, origin, grid.res, camera)
@@ -291,10 +291,12 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
             v = offset(inner, beyond)
             if float(v @ direction) <= BEYOND_SIDE_COS * np.hypot(*v):
                 continue
-        if np.count_nonzero(beyond) * grid.res ** 2 >= SHADOW_MIN_MM2 and \
-                (np.mean(b.shadow[beyond]) >= SHADOW_SHARE or _paler_and_darker(b, beyond, inner & cover)):
-            return f
-    return best
+        if np.count_nonzero(beyond) * grid.res ** 2 < SHADOW_MIN_MM2:
+            continue
+        share = float(np.mean(b.shadow[beyond]))
+        if share > most and (share >= SHADOW_SHARE or _paler_and_darker(b, beyond, inner & cover)):
+            chosen, most = f, share
+    return chosen
 
 
 def offset(inner: np.ndarray, beyond: np.ndarray) -> np.ndarray:

@@ -45,3 +45,12 @@ def test_tinted_light_across_the_light_is_more_of_the_piece():
     p = min(state.pieces, key=lambda p: math.dist(p.position, where))
     assert math.dist(p.position, where) < 3.0
     assert (p.color.value, p.size, p.pose) == ("red", Size.MEDIUM, Pose.FLAT)
+
+
+def test_a_flat_piece_and_its_shadow_beyond_its_nose():
+    # the cheapest medium start points back from the shadow; the other start leaves it out
+    state = detect(rendered(9003))
+    where = (122.1, 331.3)
+    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
+    assert math.dist(p.position, where) < 3.0
+    assert (p.color.value, p.size, p.pose) == ("red", Size.MEDIUM, Pose.FLAT)

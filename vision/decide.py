@@ -264,7 +264,7 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
     silhouette holds the piece's plastic, is the piece and the rest its shadow (on its
     shadow side, when the picture's shadow `direction` is known). Of several such rivals
     (every fitted start counts: a size's cheapest start may point the wrong way), the
-    one whose silhouette leaves out the most shadow. An upright piece and the coloured
+    one whose silhouette leaves out the most tinted-shadow pixels. An upright piece and the coloured
     shadow beside it look like a flat piece pointing away from the lamp; a flat piece
     and its shadow like a bigger flat piece."""
     best = options[0]
@@ -276,7 +276,7 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
     # the blob's rim mixes piece and table: neither plastic nor shadow
     drawn = _model_mask(best, shape, origin, grid.res, camera)
     cover = drawn & (cv2.erode(b.part.mask, grow) > 0)
-    chosen, most = best, -1.0
+    chosen, most = best, -1
     for f in options[1:]:
         h = f.hypothesis
         if h.kind == COIN or (h.kind, h.size) == (best.hypothesis.kind, best.hypothesis.size):
@@ -293,9 +293,10 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
                 continue
         if np.count_nonzero(beyond) * grid.res ** 2 < SHADOW_MIN_MM2:
             continue
-        share = float(np.mean(b.shadow[beyond]))
-        if share > most and (share >= SHADOW_SHARE or _paler_and_darker(b, beyond, inner & cover)):
-            chosen, most = f, share
+        left_out = int(np.count_nonzero(b.shadow[beyond]))
+        if left_out > most and (left_out >= SHADOW_SHARE * np.count_nonzero(beyond)
+                                or _paler_and_darker(b, beyond, inner & cover)):
+            chosen, most = f, left_out
     return chosen
 
 

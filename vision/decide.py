@@ -59,6 +59,11 @@ SHADOW_DARKER_THAN_PIECE = 0.1
 # rival's silhouette). A shadow falls away from the lamp; tinted light beside the
 # piece, across the light, is more of the piece.
 BEYOND_SIDE_COS = 0.5
+# ... and only if the rival lies within the winner's silhouette, reaching beyond it over
+# less than RIVAL_OUTSIDE_MM2 of the blob (past the blurred rim): the piece inside its
+# shadow-grown blob is inside the model that explains both; a rival reaching out into the
+# blob elsewhere (a flat's nose into an upright's shadow) covers shadow itself.
+RIVAL_OUTSIDE_MM2 = 10.0
 
 
 _SIZES = list(Size)
@@ -276,6 +281,7 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
     # the blob's rim mixes piece and table: neither plastic nor shadow
     drawn = _model_mask(best, shape, origin, grid.res, camera)
     cover = drawn & (cv2.erode(b.part.mask, grow) > 0)
+    past = (b.part.mask > 0) & ~(cv2.dilate(drawn.astype(np.uint8), grow) > 0)  # the blob beyond the winner
     chosen, most = best, -1
     for f in options[1:]:
         h = f.hypothesis
@@ -287,6 +293,8 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
         if np.count_nonzero(inner) >= np.count_nonzero(drawn):
             continue  # only a smaller rival can leave a shadow out
         beyond = cover & ~(cv2.dilate(inner.astype(np.uint8), grow) > 0)
+        if np.count_nonzero(inner & past) * grid.res ** 2 >= RIVAL_OUTSIDE_MM2:
+            continue  # reaching out of the winner into the blob, the rival covers shadow itself
         if direction is not None and beyond.any():
             v = offset(inner, beyond)
             if float(v @ direction) <= BEYOND_SIDE_COS * np.hypot(*v):

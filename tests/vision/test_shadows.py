@@ -54,3 +54,12 @@ def test_a_flat_piece_and_its_shadow_beyond_its_nose():
     p = min(state.pieces, key=lambda p: math.dist(p.position, where))
     assert math.dist(p.position, where) < 3.0
     assert (p.color.value, p.size, p.pose) == ("red", Size.MEDIUM, Pose.FLAT)
+
+
+def test_a_rival_reaching_into_the_shadow_does_not_leave_it_out():
+    # a medium flat pointing from inside a blue large upright into its shadow
+    state = detect(rendered(9227))
+    where = (117.7, 289.6)
+    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
+    assert math.dist(p.position, where) < 2.0
+    assert (p.color.value, p.size, p.pose) == ("blue", Size.LARGE, Pose.UPRIGHT)

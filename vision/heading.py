@@ -78,8 +78,10 @@ def grazing_faces(size: Size, params: np.ndarray, camera: np.ndarray) -> np.ndar
 # distance from it): about half the shadow of a lamp 45° high.
 SHADOW_REACH = 0.5
 # Outline points darker than the bare table (below vision.shadows.SHADE_LOG), outside
-# the model and inside its shadow zone are likely shadow: they count this much.
-SHADOW_WEIGHT = 0.3
+# the model and inside its shadow zone are likely shadow: their weight in the (robust)
+# cost is this much. The discount multiplies the weight, not the distance: a shadow
+# lump 5 mm beyond the model is still 5 mm away, and the robust loss must see that.
+SHADOW_WEIGHT = 0.09
 # The flat model's raised corners (vision.geometry.model), the tallest points.
 RAISED = [2, 4]
 _PAIRS = {k: np.array([(i, j) for i in range(k) for j in range(i + 1, k)]) for k in (5, 7)}
@@ -112,13 +114,13 @@ def hull_sdf(verts: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 def residuals(offsets: np.ndarray, heights: np.ndarray, params: np.ndarray, camera: np.ndarray,
               side: np.ndarray, points: np.ndarray, edge_offset: np.ndarray, shadow: np.ndarray | None = None,
-              dark: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+              dark: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Signed distances (mm) of each row's outline points (N×K×2) to its model's
-    silhouette, 0 for points on its open side (side: +1 left, −1 right, 0 none; N)
-    inside the silhouette, and their derivatives by (x, y, heading) (N×K×3, central
-    differences: one batch of 7 poses per row); SHADOW_WEIGHT as much for `dark` points
-    (N×K) outside the silhouette but in its shadow zone, given the picture's shadow
-    direction `shadow` (a unit vector, or None)."""
+    silhouette, their derivatives by (x, y, heading) (N×K×3, central differences: one
+    batch of 7 poses per row) and their weights (N×K): 0 for points on its open side
+    (side: +1 left, −1 right, 0 none; N) inside the silhouette, SHADOW_WEIGHT for `dark`
+    points (N×K) outside the silhouette but in its shadow zone, given the picture's
+    shadow direction `shadow` (a unit vector, or None), 1 otherwise."""
     n = len(params)
     nudge = np.vstack([np.zeros(3), np.diag(_STEP), -np.diag(_STEP)])          # 7×3
     poses = (params[:, None] + nudge).reshape(-1, 3)
@@ -137,7 +139,7 @@ def residuals(offsets: np.ndarray, heights: np.ndarray, params: np.ndarray, came
         feet = place(params, offsets[:, RAISED]) + reach[..., None] * shadow
         zone = hull_sdf(np.concatenate([verts[::7], feet], 1), points) + edge_offset
         weight[(r > 0) & (zone <= 0) & dark] = SHADOW_WEIGHT
-    return r * weight, J * weight[..., None]
+    return r, J, weight
 
 
 def refine(sizes: list[Size], params: np.ndarray, camera: np.ndarray, points: np.ndarray, open_side: np.ndarray,
@@ -157,19 +159,22 @@ def refine(sizes: list[Size], params: np.ndarray, camera: np.ndarray, points: np
     models = [model(FLAT, s) for s in sizes]
     offsets, heights = np.array([m.offsets for m in models]), np.array([m.heights for m in models])
 
-    def cost(r: np.ndarray) -> np.ndarray:
-        return np.sum(fitting.point_weights(r, opn) * r * r, axis=1)
+    def weights(r: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return fitting.point_weights(r, opn) * w
+
+    def cost(r: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return np.sum(weights(r, w) * r * r, axis=1)
 
     lam = np.full(len(p), 1e-2)
-    r, J = residuals(offsets, heights, p, camera, side, pts, eo, shadow, dark)
+    r, J, w = residuals(offsets, heights, p, camera, side, pts, eo, shadow, dark)
     for _ in range(ITERATIONS):
-        Jw = J * fitting.point_weights(r, opn)[..., None]
+        Jw = J * weights(r, w)[..., None]
         A = Jw.transpose(0, 2, 1) @ J
         g = (Jw.transpose(0, 2, 1) @ r[..., None])[..., 0]
         A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
         trial = p - np.linalg.solve(A, g[..., None])[..., 0]
-        r1, J1 = residuals(offsets, heights, trial, camera, side, pts, eo, shadow, dark)
-        better = cost(r1) <= cost(r)
-        p[better], r[better], J[better] = trial[better], r1[better], J1[better]
+        r1, J1, w1 = residuals(offsets, heights, trial, camera, side, pts, eo, shadow, dark)
+        better = cost(r1, w1) <= cost(r, w)
+        p[better], r[better], J[better], w[better] = trial[better], r1[better], J1[better], w1[better]
         lam = np.where(better, lam * 0.3, lam * 10)
     return p

@@ -22,9 +22,13 @@ from vision.pipeline import Detector  # noqa: E402
 from vision.scenes import rendered  # noqa: E402
 
 
-def _seeds() -> range:
-    first, last = os.environ.get("PYRAMID_PBR_SEEDS", "9200-9211").split("-")
-    return range(int(first), int(last) + 1)
+def _seeds() -> list[int]:
+    """$PYRAMID_PBR_SEEDS: "first-last" or a comma list."""
+    text = os.environ.get("PYRAMID_PBR_SEEDS", "9200-9211")
+    if "-" in text:
+        first, last = text.split("-")
+        return list(range(int(first), int(last) + 1))
+    return [int(s) for s in text.split(",")]
 
 
 def _detect(r, seed: int, failures: list[str]) -> TableState:
@@ -55,8 +59,8 @@ def main() -> None:
             state = _detect(pic, seed, failures[name])
             scores[name].add(pic.truth, state, str(seed))
             per_surface.setdefault((name, kind), Score()).add(pic.truth, state, str(seed))
-    n = len(_seeds())
-    print(f"{n} scenes (seeds {_seeds().start}-{_seeds().stop - 1}), intrinsics given; "
+    seeds = _seeds()
+    print(f"{len(seeds)} scenes (seeds {seeds[0]}-{seeds[-1]}), intrinsics given; "
           f"Mitsuba {pbr._mi().variant()}, {pbr.SPP} spp, walls {pbr.WALLS}")
     if seconds:
         print(f"path tracing s per frame (median of {len(seconds)} rendered now): {statistics.median(seconds):.0f}")

@@ -101,3 +101,18 @@ def test_a_shadow_darker_than_the_table_in_the_shadow_zone_counts_less(dark):
     out = heading.refine([Size.SMALL], start[None], camera, pts[None], np.zeros((1, len(pts)), bool), np.zeros(1),
                          shadow, (outside & dark)[None])[0]
     assert (abs(out[2] - TAIL[2]) < 0.5) if dark else (abs(out[2] - TAIL[2]) > 1.0)
+
+
+def test_shadow_points_keep_their_distance_and_lose_weight():
+    """Points of a shadow joined in the shadow zone are as far from the model as they are
+    (the robust loss must see that) and weigh SHADOW_WEIGHT; the rest weigh 1."""
+    contour, camera, shadow = _shadow_at_tail_contour()
+    pts = perimeter_points([contour], heading.POINTS)[0][None]
+    m = model(FLAT, Size.SMALL)
+    args = (m.offsets[None], m.heights[None], TAIL[None], camera, np.zeros(1), pts, np.zeros((1, 1)))
+    r0, _, w0 = heading.residuals(*args)
+    r, _, w = heading.residuals(*args, shadow, np.ones(pts.shape[:2], bool))
+    np.testing.assert_allclose(r, r0)
+    bump = r0[0] > 0.3
+    assert bump.sum() >= 3 and np.all(w0 == 1.0)
+    assert np.all(w[0][bump] == heading.SHADOW_WEIGHT) and np.all(w[0][r0[0] <= 0] == 1.0)

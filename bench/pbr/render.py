@@ -1,10 +1,10 @@
 """Path-trace a SceneSpec with Mitsuba 3 and develop it like a camera; renders are cached.
 
-Light transport (Mitsuba's volumetric path tracer `volpath`): pyramid walls are smooth
-dielectrics (n = 1.49) bounding an absorbing homogeneous medium whose coefficient gives
-the spec's transmission per 1.5 mm wall (Beer-Lambert over the true path length, so
-grazing views through a wall are deeper coloured); glints, internal reflections,
-refraction and the light reaching the table through the walls all follow from that.
+Light transport (Mitsuba's volumetric path tracer `volpath`): each pyramid shell bounds
+a homogeneous medium that absorbs as the spec's transmission per 1.5 mm wall says
+(Beer-Lambert over the path length) and scatters its haze; its surfaces are Fresnel
+interfaces, `thin` (reflect, pass light unbent) or `thick` (refract, n = 1.49), see
+WALLS. Glints, internal reflections and the tinted light under the pieces follow.
 Lamps are discs glowing downwards (seen from above, where the camera is, they are
 neither bright nor in the way: the specs put some between the camera and the table),
 the room a uniform sky; varnished wood is a rough dielectric
@@ -54,7 +54,8 @@ JPEG_QUALITY = 90
 # its tinted light by next-event estimation instead of as a caustic no affordable
 # sample count converges; its index is set so that its slab formula 2R/(1+R) equals
 # one acrylic surface's reflectance at normal incidence. "thick": true refraction
-# (dielectric, n = 1.49), exact but its tinted shadows stay dark speckle at 64 spp.
+# (dielectric, n = 1.49): exact, but the light inside the plastic and under a piece
+# only arrives by refraction paths that happen to hit a lamp: speckle at 64 spp.
 WALLS = os.environ.get("PYRAMID_PBR_WALLS", "thin")
 _R_SURFACE = ((IOR_PLASTIC - 1) / (IOR_PLASTIC + 1)) ** 2
 _R_HALF = _R_SURFACE / (2 - _R_SURFACE)              # solves 2R/(1+R) = R_surface

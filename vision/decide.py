@@ -244,6 +244,40 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
     return rival if step > FACE_DARKER or step < -SHADOW_STARTS else best
 
 
+def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+                      camera: np.ndarray) -> fitting.Fit:
+    """A flat piece, or a bigger upright whose darkest faces the blob missed? Faces seen
+    through the plastic at a steep angle can be nearly black and hueless (physically
+    based renders): taken for shadow, they leave the lit faces, which look like a
+    smaller flat piece. The cheapest bigger upright at most FACE_SWAP_COST_MM costlier
+    wins if where its outline lies beyond the flat's the picture is darker just inside
+    by FACE_DARKER (a face ends at the base's edge, on lit table) and its ridges show
+    steps RIDGE_MARGIN stronger than the flat's: a flat's own shadow also ends in a
+    step, but only faces meeting at the apex make the upright's ridges. `options`
+    sorted by cost."""
+    h = best.hypothesis
+    if h.kind != FLAT or b.dark:
+        return best
+    size = _SIZES.index(h.size)  # type: ignore[arg-type]
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    mine = silhouette(FLAT, h.size, best.params, camera)  # type: ignore[arg-type]
+    for f in options:
+        fh = f.hypothesis
+        if fh.kind != UPRIGHT or _SIZES.index(fh.size) <= size or f.iou < IOU_MIN \
+                or cost(f) > cost(best) + FACE_SWAP_COST_MM:  # type: ignore[arg-type]
+            continue
+        pts, normal = _outline_normals(f, camera)
+        beyond = _signed_distance(pts, mine) > FACE_APART_MM
+        if not beyond.any():
+            continue
+        inside, outside = (_sample(b.lum, pts[beyond] + side * EDGE_SIDE_MM * normal[beyond], origin, grid.res)
+                           for side in (-1, 1))
+        if float(np.mean(outside - inside)) > FACE_DARKER and \
+                _ridge_contrast(f, b, origin, grid.res, camera) > _ridge_contrast(best, b, origin, grid.res, camera) + RIDGE_MARGIN:
+            return f
+    return best
+
+
 def tinted_shadow(lum: np.ndarray, chroma: np.ndarray, inner: np.ndarray) -> np.ndarray:
     """Pixels of a blob's box (its darkening `lum` and hue change `chroma` against the
     table) that look like light through the piece falling on the table: darker than the

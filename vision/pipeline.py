@@ -266,6 +266,7 @@ class Detector:
             best = decide.edges_decide(best, options, b, self.grid, camera)
             best = decide.ridges_decide(best, options, b, self.grid, camera)
             best = decide.faces_decide(best, options, b, self.grid, camera)
+            best = decide.dark_faces_decide(best, options, b, self.grid, camera)
             if best.iou < decide.IOU_MIN:
                 continue
             rival = next((decide.cost(f) for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)

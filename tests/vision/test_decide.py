@@ -2,12 +2,13 @@
 
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 
 from domain import Size
-from vision.decide import without_shadows
+from vision.decide import dark_faces_decide, without_shadows
 from vision.fit import Fit, Hypothesis
-from vision.geometry import FLAT, UPRIGHT
+from vision.geometry import FLAT, UPRIGHT, hypothesis_faces
 
 CAMERA = np.array([320.0, 240.0, 900.0])
 
@@ -31,3 +32,33 @@ def test_a_dark_candidate_beside_or_only_partly_explained_is_a_shadow():
     for dark in (beside, flat):
         out = without_shadows([lit, dark], CAMERA)
         assert len(out) == 1 and out[0] is lit
+
+
+ABOVE = np.array([60.0, 60.0, 900.0])   # the camera nearly over the piece: its ridges inside its outline
+
+
+def _upright_picture(face_lum) -> tuple:
+    """A blob box (1 mm pixels, box origin at table (0, 0)) holding a large upright at
+    (40, 40), its four apparent faces at the given darkenings, the table at 0."""
+    faces = hypothesis_faces(np.array([[40.0, 40.0, 0.0]]), [UPRIGHT], [Size.LARGE], ABOVE)[0]
+    lum = np.zeros((80, 80), np.float32)
+    hull = cv2.convexHull(faces[:4].reshape(-1, 2).astype(np.float32)).reshape(-1, 2)
+    cv2.fillConvexPoly(lum, np.round((hull - 0.5) * 16).astype(np.int32), float(np.mean(face_lum)), cv2.LINE_8, 4)
+    for poly, level in zip(faces[:4], face_lum):
+        layer = np.zeros_like(lum, np.uint8)
+        cv2.fillConvexPoly(layer, np.round((poly[:3] - 0.5) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+        lum[layer > 0] = level
+    blob = SimpleNamespace(dark=False, origin_px=np.array([0.0, 0.0]), lum=lum)
+    grid = SimpleNamespace(res=1.0, to_mm=lambda px: np.asarray(px, float))
+    return blob, grid
+
+
+def test_an_upright_whose_darkest_faces_were_missed_is_not_a_small_flat():
+    # PBR: two faces nearly black and hueless (taken for shadow), the lit two read as a flat
+    flat = Fit(Hypothesis(0, FLAT, Size.SMALL), np.array([40.0, 52.0, -90.0]), 0.6, 0.9)
+    upright = Fit(Hypothesis(0, UPRIGHT, Size.LARGE), np.array([40.0, 40.0, 0.0]), 1.2, 0.8)
+    blob, grid = _upright_picture((-0.3, -1.2, -1.2, -0.6))
+    assert dark_faces_decide(flat, [flat, upright], blob, grid, ABOVE) is upright
+    # the same dark patch without faces meeting at an apex (a shadow) stays a flat's
+    blob, grid = _upright_picture((-1.0,) * 4)
+    assert dark_faces_decide(flat, [flat, upright], blob, grid, ABOVE) is flat

@@ -208,11 +208,7 @@ def edges_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
 # lit table — or darker just outside by SHADOW_STARTS (~20 %) — the piece's shadow starts
 # at its base, so a strip of face between the winner and its shadow is more piece. A
 # shadow runs on past where a bigger model would end, and bare table has no step.
-# Up to FACE_WIDE_COST_MM costlier (a whole face missing from the blob: IoU ~0.25 lower,
-# 1.25 mm, plus the outline's misfit) if it is darker inside both on average and at the
-# median point: the missed faces end along most of the outline, not a shadow at one side.
 FACE_SWAP_COST_MM = 1.5
-FACE_WIDE_COST_MM = 2.5
 FACE_APART_MM = 1.0
 FACE_DARKER = 0.12
 SHADOW_STARTS = 0.2
@@ -235,7 +231,7 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
         return best
     bigger = _SIZES[_SIZES.index(h.size) + 1]  # type: ignore[arg-type]
     rival = next((f for f in options if (f.hypothesis.kind, f.hypothesis.size) == (UPRIGHT, bigger)), None)
-    if rival is None or cost(rival) > cost(best) + FACE_WIDE_COST_MM or rival.iou < IOU_MIN:
+    if rival is None or cost(rival) > cost(best) + FACE_SWAP_COST_MM or rival.iou < IOU_MIN:
         return best
     pts, normal = _outline_normals(rival, camera)
     beyond = _signed_distance(pts, silhouette(UPRIGHT, h.size, best.params, camera)) > FACE_APART_MM  # type: ignore[arg-type]
@@ -245,9 +241,6 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
     inside, outside = (_sample(b.lum, pts[beyond] + side * EDGE_SIDE_MM * normal[beyond], origin, grid.res)
                        for side in (-1, 1))
     step = float(np.mean(outside - inside))
-    if cost(rival) > cost(best) + FACE_SWAP_COST_MM:
-        # costlier: the faces the blob missed must show along most of the outline
-        return rival if min(step, float(np.median(outside - inside))) > FACE_DARKER else best
     return rival if step > FACE_DARKER or step < -SHADOW_STARTS else best
 
 

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from domain import Size
-from vision.decide import dark_faces_decide, faces_decide, without_shadows
+from vision.decide import dark_faces_decide, without_shadows
 from vision.fit import Fit, Hypothesis
 from vision.geometry import FLAT, UPRIGHT, hypothesis_faces
 
@@ -37,10 +37,10 @@ def test_a_dark_candidate_beside_or_only_partly_explained_is_a_shadow():
 ABOVE = np.array([60.0, 60.0, 900.0])   # the camera nearly over the piece: its ridges inside its outline
 
 
-def _upright_picture(face_lum, size: Size = Size.LARGE) -> tuple:
-    """A blob box (1 mm pixels, box origin at table (0, 0)) holding an upright (large)
-    at (40, 40), its four apparent faces at the given darkenings, the table at 0."""
-    faces = hypothesis_faces(np.array([[40.0, 40.0, 0.0]]), [UPRIGHT], [size], ABOVE)[0]
+def _upright_picture(face_lum) -> tuple:
+    """A blob box (1 mm pixels, box origin at table (0, 0)) holding a large upright at
+    (40, 40), its four apparent faces at the given darkenings, the table at 0."""
+    faces = hypothesis_faces(np.array([[40.0, 40.0, 0.0]]), [UPRIGHT], [Size.LARGE], ABOVE)[0]
     lum = np.zeros((80, 80), np.float32)
     hull = cv2.convexHull(faces[:4].reshape(-1, 2).astype(np.float32)).reshape(-1, 2)
     cv2.fillConvexPoly(lum, np.round((hull - 0.5) * 16).astype(np.int32), float(np.mean(face_lum)), cv2.LINE_8, 4)
@@ -62,14 +62,3 @@ def test_an_upright_whose_darkest_faces_were_missed_is_not_a_small_flat():
     # the same dark patch without faces meeting at an apex (a shadow) stays a flat's
     blob, grid = _upright_picture((-1.0,) * 4)
     assert dark_faces_decide(flat, [flat, upright], blob, grid, ABOVE) is flat
-
-
-def test_an_upright_a_face_short_needs_its_missed_faces_all_round_to_grow():
-    # the blob a small upright (its lit faces), a whole face costlier to read as medium
-    small = Fit(Hypothesis(0, UPRIGHT, Size.SMALL), np.array([40.0, 40.0, 0.0]), 0.5, 0.9)
-    medium = Fit(Hypothesis(0, UPRIGHT, Size.MEDIUM), np.array([40.0, 40.0, 0.0]), 1.0, 0.65)
-    blob, grid = _upright_picture((-0.4,) * 4, Size.MEDIUM)   # its shaded faces end at the base edges
-    assert faces_decide(small, [small, medium], blob, grid, ABOVE) is medium
-    blob.lum[:] = 0.0
-    blob.lum[30:50, 25:34] = -0.4   # dark on one side only (a shadow), bare table elsewhere
-    assert faces_decide(small, [small, medium], blob, grid, ABOVE) is small

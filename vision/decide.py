@@ -244,6 +244,13 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
     return rival if step > FACE_DARKER or step < -SHADOW_STARTS else best
 
 
+# With the base-edge step as a second, independent test, the upright's ridges need to
+# beat the flat's only by the ridges' sampling noise (log), not by ridges_decide's margin
+# (there the ridges decide alone); the flat's one ridge often lies on one of the
+# upright's, between a dark face and a lit one.
+DARK_FACES_RIDGE_MARGIN = 0.05
+
+
 def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
                       camera: np.ndarray) -> fitting.Fit:
     """A flat piece, or a bigger upright whose darkest faces the blob missed? Faces seen
@@ -252,9 +259,9 @@ def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, g
     smaller flat piece. The cheapest bigger upright at most FACE_SWAP_COST_MM costlier
     wins if where its outline lies beyond the flat's the picture is darker just inside
     by FACE_DARKER (a face ends at the base's edge, on lit table) and its ridges show
-    steps RIDGE_MARGIN stronger than the flat's: a flat's own shadow also ends in a
-    step, but only faces meeting at the apex make the upright's ridges. `options`
-    sorted by cost."""
+    steps DARK_FACES_RIDGE_MARGIN stronger than the flat's: a flat's own shadow also
+    ends in a step, but only faces meeting at the apex make the upright's ridges.
+    `options` sorted by cost."""
     h = best.hypothesis
     if h.kind != FLAT or b.dark:
         return best
@@ -273,7 +280,7 @@ def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, g
         inside, outside = (_sample(b.lum, pts[beyond] + side * EDGE_SIDE_MM * normal[beyond], origin, grid.res)
                            for side in (-1, 1))
         if float(np.mean(outside - inside)) > FACE_DARKER and \
-                _ridge_contrast(f, b, origin, grid.res, camera) > _ridge_contrast(best, b, origin, grid.res, camera) + RIDGE_MARGIN:
+                _ridge_contrast(f, b, origin, grid.res, camera) > _ridge_contrast(best, b, origin, grid.res, camera) + DARK_FACES_RIDGE_MARGIN:
             return f
     return best
 

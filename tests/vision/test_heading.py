@@ -42,16 +42,23 @@ def test_the_heading_comes_back_when_the_camera_side_is_pale():
     assert np.hypot(*(out[:2] - TAIL[:2])) < 0.5
 
 
+def _small_flat_seen_from_left() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A small flat piece at TAIL with the camera off to its left: its silhouette
+    (tail-left, tail-right, raised-right, nose), its far side (raised corner to nose) and
+    that side's outward normal, the camera and the unit vector to the piece's left."""
+    a = np.radians(TAIL[2])
+    left = np.array([-np.sin(a), np.cos(a)])
+    camera = np.array([*(TAIL[:2] + 250 * left), 900.0])
+    sil = silhouette(FLAT, Size.SMALL, TAIL, camera)
+    edge = sil[3] - sil[2]
+    return sil, edge, np.array([edge[1], -edge[0]]) / np.hypot(*edge), camera, left
+
+
 def _shadow_beside_contour() -> tuple[np.ndarray, np.ndarray]:
     """A small flat piece's silhouette with a 3 mm deep shadow joined to the middle of its
     far side (raised corner to nose, 30-50 % of the way), and the camera (off to the
     piece's left)."""
-    a = np.radians(TAIL[2])
-    left = np.array([-np.sin(a), np.cos(a)])
-    camera = np.array([*(TAIL[:2] + 250 * left), 900.0])
-    sil = silhouette(FLAT, Size.SMALL, TAIL, camera)   # tail-left, tail-right, raised-right, nose
-    edge = sil[3] - sil[2]
-    out = np.array([edge[1], -edge[0]]) / np.hypot(*edge)
+    sil, edge, out, camera, _ = _small_flat_seen_from_left()
     bump = [sil[2] + 0.3 * edge, sil[2] + 0.3 * edge + 3 * out, sil[2] + 0.5 * edge + 3 * out, sil[2] + 0.5 * edge]
     return np.vstack([sil[:3], bump, sil[3:]]), camera
 
@@ -77,12 +84,7 @@ def _shadow_at_tail_contour() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     the raised corner and tapering off to 40 % of the way to the nose (as a flat piece's
     own shadow: widest where it is tallest), the camera (off to the piece's left) and
     the picture's shadow direction (to the piece's right)."""
-    a = np.radians(TAIL[2])
-    left = np.array([-np.sin(a), np.cos(a)])
-    camera = np.array([*(TAIL[:2] + 250 * left), 900.0])
-    sil = silhouette(FLAT, Size.SMALL, TAIL, camera)   # tail-left, tail-right, raised-right, nose
-    edge = sil[3] - sil[2]
-    out = np.array([edge[1], -edge[0]]) / np.hypot(*edge)
+    sil, edge, out, camera, left = _small_flat_seen_from_left()
     bump = [sil[2] + 2 * out, sil[2] + 0.4 * edge + 0.6 * out, sil[2] + 0.4 * edge]
     return np.vstack([sil[:3], bump, sil[3:]]), camera, -left
 

@@ -182,9 +182,25 @@ def build_world(spec: SceneSpec) -> World:
             solids.append(Solid(cap, kind, albedo))
     lights = [Light(np.array(l.position, float), l.radius, l.intensity * kelvin_rgb(l.kelvin)) for l in spec.lamps]
     ambient = spec.ambient * kelvin_rgb(spec.ambient_kelvin)
-    floor = table_tone(spec) * (ambient + sum(l.rgb for l in lights) * 0.7)
+    floor = table_tone(spec) * (ambient + sum(l.rgb * lamp_irradiance(l.position, table_centre(spec)) for l in lights))
     return World(shells, solids, lights, ambient, floor, float(rng.uniform(0.5, 3.0)),
                  float(rng.uniform(-np.pi, np.pi)), spec)
+
+
+def lamp_irradiance(lamp: np.ndarray, at: np.ndarray) -> float:
+    """Irradiance on the table at `at` from a lamp of unit intensity, as the direct light
+    computes it (vision.render.lighting): its irradiance at 1 m (1e6 mm²) over the
+    squared distance, times the cosine at the table and the cosine of the lamp's
+    downward-facing emission."""
+    v = np.asarray(lamp, float) - np.asarray(at, float)
+    d2 = float(v @ v)
+    return 1e6 * max(v[2], 0.0) ** 2 / d2 ** 2
+
+
+def table_centre(spec: SceneSpec) -> np.ndarray:
+    """The middle of the marker layout, on the table."""
+    xy = np.mean([m.center for m in spec.layout.markers], axis=0)
+    return np.array([xy[0], xy[1], 0.0])
 
 
 def table_tone(spec: SceneSpec) -> np.ndarray:

@@ -35,22 +35,25 @@ def score():
     return s
 
 
+# Floors measured on the corrected renderer (the table mirrored in the pieces' faces lit
+# by the lamps' irradiance at the table, docs/renderer.md): darker, more piece-like
+# tinted shadows cost found, false and size detections against the older, too bright pieces.
 def test_pieces_found_and_nothing_invented(score):
     assert score.found_rate >= 0.90, score.mistakes
-    assert score.false_rate <= 0.03, score.mistakes
+    assert score.false_rate <= 0.055, score.mistakes
 
 
 def test_colour_size_and_pose(score):
-    assert score.rate(score.colour_ok) >= 0.95, score.mistakes
-    assert score.rate(score.size_ok) >= 0.955, score.mistakes
-    assert score.rate(score.pose_ok) >= 0.97, score.mistakes
+    assert score.rate(score.colour_ok) >= 0.98, score.mistakes
+    assert score.rate(score.size_ok) >= 0.94, score.mistakes
+    assert score.rate(score.pose_ok) >= 0.965, score.mistakes
 
 
 def test_positions_and_headings_in_table_mm(score):
     assert score.position_median <= 1.0
-    assert score.percentile(score.position_err, 95) <= 2.5
-    assert score.percentile(score.heading_err, 50) <= 0.7
-    assert score.percentile(score.heading_err, 95) <= 2.6
+    assert score.percentile(score.position_err, 95) <= 2.2
+    assert score.percentile(score.heading_err, 50) <= 0.75
+    assert score.percentile(score.heading_err, 95) <= 2.0
 
 
 def test_all_ten_colours():
@@ -60,7 +63,7 @@ def test_all_ten_colours():
         s.add(r.truth, detect(r), str(seed))
     print(s.summary())
     assert s.found_rate >= 0.85, s.mistakes
-    assert s.rate(s.colour_ok) >= 0.85, s.mistakes
+    assert s.rate(s.colour_ok) >= 0.88, s.mistakes
     # black and white are opaque: found where they stand even when their colour is doubtful
     opaque = [t for seed in (9100, 9101, 9102) for t in rendered(seed, colors=ALL_COLOURS).truth.pieces
               if t.color.value in ("black", "white")]

@@ -22,8 +22,8 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from vision import fit as fitting
-from vision.decide import (IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM, _model_mask,
-                           _outline, _sample, cost, offset)
+from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM,
+                           _model_mask, _outline, _outline_normals, _sample, cost, offset)
 from vision.geometry import COIN, FLAT, UPRIGHT
 from vision.rectify import TableGrid
 
@@ -52,10 +52,15 @@ CAST_PALER = 0.7
 DARKER_THAN_CASTER = 0.3
 # An upright beats a flat winner when what the flat covers beyond it (at least
 # BEYOND_MIN_MM2, past the blurred rim) lies on its shadow side, darker than the table,
-# and is darker than the plastic inside it by BEYOND_DARKER (log, ~10 %), or darker at
-# all and paler than CAST_PALER of its hue change: a flat piece's tail is the same
-# plastic as its nose, an upright's shadow is darker than the upright, and tinted by
-# light that crossed the plastic once where the plastic is seen through twice.
+# and is darker than the plastic inside it by BEYOND_DARKER (log, ~10 %), or paler than
+# CAST_PALER of its hue change and either darker at all or not fading outwards: a flat
+# piece's tail is the same plastic as its nose, an upright's shadow is darker than the
+# upright, and tinted by light that crossed the plastic once where the plastic is seen
+# through twice. Fading: a flat piece's hue change falls from its raised tail (the most
+# plastic in the way) towards its thin nose, so across an upright rival's outline inside
+# the flat it falls outwards; an upright's steep faces mirror the table and dilute its
+# hue, and its shadow starts at its base with the lamp's full tint, so there it does not
+# (corrected renders: an upright's shadow can be brighter than its dark faces).
 BEYOND_MIN_MM2 = 8.0
 BEYOND_DARKER = 0.1
 # Pixels eroded off a blob before its typical darkening and hue: the rim mixes in the table.
@@ -191,7 +196,8 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
     """A flat piece, or an upright one with its shadow beside it, tinted as strongly as
     the plastic (which the tinted-shadow test of vision.decide misses)? The upright, if
     nearly as good, when what the flat covers beyond it lies on its shadow side and is
-    darker than the table and than the upright's plastic (clearly, or at all if paler).
+    darker than the table and than the upright's plastic (clearly, or at all if paler),
+    or paler and the hue change does not fade outwards across the upright's outline.
     `options` sorted by cost."""
     if best.hypothesis.kind != FLAT or b.dark or direction is None:
         return best
@@ -215,9 +221,22 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
         dark, plastic = float(np.median(b.lum[beyond])), float(np.median(b.lum[core]))
         paler = float(np.median(b.chroma[beyond])) < CAST_PALER * float(np.median(b.chroma[core]))
         if float(v @ direction) > SHADOW_SIDE_COS * np.hypot(*v) and dark < 0 \
-                and (dark < plastic - BEYOND_DARKER or (paler and dark < plastic)):
+                and (dark < plastic - BEYOND_DARKER
+                     or (paler and (dark < plastic or not fades_outwards(f, b, cover, origin, grid.res, camera)))):
             return f
     return best
+
+
+def fades_outwards(f: fitting.Fit, b: _Blob, cover: np.ndarray, origin: np.ndarray, res: float,
+                   camera: np.ndarray) -> bool:
+    """Does the hue change fall outwards across an upright hypothesis's outline where
+    that outline lies inside a flat winner (`cover`)?"""
+    pts, normal = _outline_normals(f, camera)
+    inside, outside = pts - EDGE_SIDE_MM * normal, pts + EDGE_SIDE_MM * normal
+    within = (_sample(cover, inside, origin, res) & _sample(cover, outside, origin, res)).astype(bool)
+    if not within.any():
+        return True
+    return float(np.mean(_sample(b.chroma, outside[within], origin, res) - _sample(b.chroma, inside[within], origin, res))) < 0
 
 
 def shade_step(centre: np.ndarray, radius: float, b: _Blob, grid: TableGrid, direction: np.ndarray) -> float:

@@ -55,3 +55,14 @@ def test_a_rival_reaching_into_the_shadow_does_not_leave_it_out():
     p = min(state.pieces, key=lambda p: math.dist(p.position, where))
     assert math.dist(p.position, where) < 2.0
     assert (p.color.value, p.size, p.pose) == ("blue", Size.LARGE, Pose.UPRIGHT)
+
+
+def test_an_upright_and_its_shadow_are_not_a_flat_pointing_away_from_the_lamp():
+    # yellow large uprights on wood, their shadows paler than the plastic but no darker
+    # (the steep faces mirror the dim table): the hue change does not fall outwards
+    # across the upright's outline, as it does from a flat piece's tail to its tip
+    state = detect(rendered(9212))
+    for where in ((186.4, 375.2), (150.0, 407.3)):
+        p = min(state.pieces, key=lambda p: math.dist(p.position, where))
+        assert math.dist(p.position, where) < 2.0
+        assert (p.color.value, p.size, p.pose) == ("yellow", Size.LARGE, Pose.UPRIGHT)

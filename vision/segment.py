@@ -51,6 +51,13 @@ DARK_SMOOTH_PX = 5
 BLACK_OPEN_PX = 5
 # A dark blob sharing more than this share of its pixels with a coloured blob is that piece.
 BLACK_OVERLAP_MAX = 0.3
+# Smallest footprint of a whole piece, mm²: a small upright's base (14.3 mm square) seen
+# from above. A coloured blob smaller than this is part of a piece, not all of it.
+PIECE_MIN_MM2 = 200.0
+# Such a blob and the dark candidate it touches are one piece only if the blob is at
+# least this share of both: the faces towards the lamp are about half a pyramid's
+# footprint; a dark rest much bigger than them is the piece's shadow as well.
+FACES_SHARE_MIN = 0.4
 # Brighter than the table by more than its own brightness texture: white plastic,
 # specular highlights, light piped through coloured plastic (green on green felt). The
 # threshold is NOISE_FACTOR times the table's robust brightness spread, kept between
@@ -221,17 +228,44 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
                              np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
     m, black_labels, black_stats, _ = cv2.connectedComponentsWithStats(black, connectivity=8)
     at_sheet = set(np.unique(black_labels[filler.near_sheet]).tolist())
-    overlap = np.bincount(black_labels[mask > 0], minlength=m)
+    # a coloured blob smaller than any piece is only some faces of one (green on green
+    # felt: the faces that pass the lamp's light, the rest darkened like a shadow): the
+    # dark candidate it touches takes it in
+    small = (keep > 0) & (stats[:, cv2.CC_STAT_AREA] < PIECE_MIN_MM2 / filler.res ** 2)
+    in_small = np.take(small, labels)
+    overlap = np.bincount(black_labels[(mask > 0) & ~in_small], minlength=m)
+    overlap_small = np.bincount(black_labels[in_small], minlength=m)
+    absorbed: dict[int, set] = {}
+    for j, i in set(zip(black_labels[in_small].tolist(), labels[in_small].tolist())):
+        if j:
+            absorbed.setdefault(j, set()).add(i)
     dark_blobs = []
     for j in range(1, m):
         area = black_stats[j, cv2.CC_STAT_AREA]
         # a dark coloured piece is already a blob; what a shadow is decides the fit
-        if j not in at_sheet and area >= min_px and overlap[j] < BLACK_OVERLAP_MAX * area:
-            region = (black_labels == j) & (mask == 0)
-            labels[region] = n + j
-            score[region] = lum[region] * (1 / DARK_CANDIDATE_LOG)
-            mask[region] = 255
-            dark_blobs.append((n + j, tuple(int(v) for v in black_stats[j, :4])))
+        if j in at_sheet or area < min_px or overlap[j] >= BLACK_OVERLAP_MAX * area:
+            continue
+        box = _union_box([black_stats[j, :4]] + [stats[i, :4] for i in absorbed.get(j, ())])
+        crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
+        region = (black_labels[crop] == j) & (mask[crop] == 0)
+        faces = np.isin(labels[crop], list(absorbed.get(j, ())))
+        # together at least a piece's footprint, or they are no piece's two halves
+        union = np.count_nonzero(region | faces)
+        whole = j in absorbed and union >= PIECE_MIN_MM2 / filler.res ** 2 \
+            and np.count_nonzero(faces) >= FACES_SHARE_MIN * union
+        if not whole and overlap_small[j] >= BLACK_OVERLAP_MAX * area:
+            continue
+        lb, sc, lm = labels[crop], score[crop], lum[crop]
+        if whole:   # its evidence: its tint or its darkness, the stronger
+            lb[faces] = n + j
+            blobs = [b for b in blobs if b[0] not in absorbed[j]]
+            sc[faces] = np.maximum(sc[faces], lm[faces] * (1 / DARK_CANDIDATE_LOG))
+        else:
+            box = tuple(black_stats[j, :4])
+        lb[region] = n + j
+        sc[region] = lm[region] * (1 / DARK_CANDIDATE_LOG)
+        mask[crop][region] = 255
+        dark_blobs.append((n + j, tuple(int(v) for v in box)))
     return Foreground(table, bg, mask, score, lum, hue, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
                       filler.res, labels, blobs, dark_blobs)
 
@@ -287,6 +321,14 @@ def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.
         score[rows][shadow | (use == 0)] = 0
         dark[rows] = (shadow & (lm < DARK_LOG_MAX) & (use > 0)).astype(np.uint8) * 255
     return score, dark
+
+
+def _union_box(boxes: list) -> tuple[int, int, int, int]:
+    """The smallest box (x, y, w, h) holding all these boxes."""
+    b = np.array(boxes)
+    x0, y0 = b[:, :2].min(axis=0)
+    x1, y1 = (b[:, :2] + b[:, 2:4]).max(axis=0)
+    return int(x0), int(y0), int(x1 - x0), int(y1 - y0)
 
 
 def _robust_spread(values: np.ndarray) -> float:

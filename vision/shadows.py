@@ -52,15 +52,15 @@ CAST_PALER = 0.7
 DARKER_THAN_CASTER = 0.3
 # An upright beats a flat winner when what the flat covers beyond it (at least
 # BEYOND_MIN_MM2, past the blurred rim) lies on its shadow side, darker than the table,
-# and is darker than the plastic inside it by BEYOND_DARKER (log, ~10 %), or paler than
-# CAST_PALER of its hue change and either darker at all or not fading outwards: a flat
-# piece's tail is the same plastic as its nose, an upright's shadow is darker than the
-# upright, and tinted by light that crossed the plastic once where the plastic is seen
-# through twice. Fading: a flat piece's hue change falls from its raised tail (the most
-# plastic in the way) towards its thin nose, so across an upright rival's outline inside
-# the flat it falls outwards; an upright's steep faces mirror the table and dilute its
-# hue, and its shadow starts at its base with the lamp's full tint, so there it does not
-# (corrected renders: an upright's shadow can be brighter than its dark faces).
+# and is darker than the plastic inside it by BEYOND_DARKER (log, ~10 %), or darker at
+# all and paler than CAST_PALER of its hue change, or the hue change does not fade
+# outwards: a flat piece's tail is the same plastic as its nose, an upright's shadow is
+# darker than the upright, and tinted by light that crossed the plastic once where the
+# plastic is seen through twice. Fading: a flat piece's hue change falls from its
+# raised tail (the most plastic in the way) towards its thin nose, so across an upright
+# rival's outline inside the flat it falls outwards; an upright's steep faces mirror the
+# table and dilute its hue, and its shadow starts at its base with the lamp's full tint,
+# so there it does not (an upright's shadow can be as tinted as its faces, and brighter).
 BEYOND_MIN_MM2 = 8.0
 BEYOND_DARKER = 0.1
 # Pixels eroded off a blob before its typical darkening and hue: the rim mixes in the table.
@@ -196,8 +196,8 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
     """A flat piece, or an upright one with its shadow beside it, tinted as strongly as
     the plastic (which the tinted-shadow test of vision.decide misses)? The upright, if
     nearly as good, when what the flat covers beyond it lies on its shadow side and is
-    darker than the table and than the upright's plastic (clearly, or at all if paler),
-    or paler and the hue change does not fade outwards across the upright's outline.
+    darker than the table, and either darker than the upright's plastic (clearly, or at
+    all if paler) or the hue change does not fade outwards across the upright's outline.
     `options` sorted by cost."""
     if best.hypothesis.kind != FLAT or b.dark or direction is None:
         return best
@@ -222,7 +222,7 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
         paler = float(np.median(b.chroma[beyond])) < CAST_PALER * float(np.median(b.chroma[core]))
         if float(v @ direction) > SHADOW_SIDE_COS * np.hypot(*v) and dark < 0 \
                 and (dark < plastic - BEYOND_DARKER
-                     or (paler and (dark < plastic or not fades_outwards(f, b, cover, origin, grid.res, camera)))):
+                     or (paler and dark < plastic) or not fades_outwards(f, b, cover, origin, grid.res, camera)):
             return f
     return best
 

@@ -66,3 +66,14 @@ def test_an_upright_and_its_shadow_are_not_a_flat_pointing_away_from_the_lamp():
         p = min(state.pieces, key=lambda p: math.dist(p.position, where))
         assert math.dist(p.position, where) < 2.0
         assert (p.color.value, p.size, p.pose) == ("yellow", Size.LARGE, Pose.UPRIGHT)
+
+
+def test_an_upright_whose_shadow_is_as_tinted_as_its_faces_is_not_a_flat():
+    # yellow uprights on wood whose shadows are neither paler nor darker than their
+    # faces (0.84-0.91 of the hue change): only the hue change not fading outwards
+    # across the upright's outline tells them from a flat piece's tail and nose
+    for seed, where, size in ((9202, (622.1, 384.6), Size.LARGE), (9212, (354.9, 315.4), Size.MEDIUM)):
+        state = detect(rendered(seed))
+        p = min(state.pieces, key=lambda p: math.dist(p.position, where))
+        assert math.dist(p.position, where) < 2.0
+        assert (p.color.value, p.size, p.pose) == ("yellow", size, Pose.UPRIGHT)

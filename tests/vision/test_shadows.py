@@ -11,14 +11,20 @@ def detect(r):
     return Detector(r.spec.layout, r.intrinsics).detect(r.image).state
 
 
+def assert_read_as(state, where, within_mm, colour, size, pose):
+    """The piece detected nearest `where` (table mm) is within `within_mm` of it and is
+    read as `colour`, `size`, `pose`."""
+    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
+    assert math.dist(p.position, where) < within_mm
+    assert (p.color.value, p.size, p.pose) == (colour, size, pose)
+
+
 def test_a_small_upright_mirroring_the_lamps_is_not_a_penny():
     # pale pink on green felt, round-ish from above: only its shadow says it stands
     state = detect(rendered(9223))
     assert not state.coins
     for where in ((512.9, 348.4), (607.7, 251.8)):
-        p = min(state.pieces, key=lambda p: math.dist(p.position, where))
-        assert math.dist(p.position, where) < 1.5
-        assert (p.color.value, p.size, p.pose) == ("red", Size.SMALL, Pose.UPRIGHT)
+        assert_read_as(state, where, 1.5, "red", Size.SMALL, Pose.UPRIGHT)
 
 
 def test_coins_lying_flat_stay_coins():
@@ -34,27 +40,21 @@ def test_a_piece_with_its_paler_shadow_is_not_a_bigger_piece():
     # plastic per pixel, but as a whole paler and darker (decide._paler_and_darker)
     state = detect(rendered(9218))
     where = (463.6, 439.1)
-    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
-    assert math.dist(p.position, where) < 2.0
-    assert (p.color.value, p.size, p.pose) == ("green", Size.MEDIUM, Pose.FLAT)
+    assert_read_as(state, where, 2.0, "green", Size.MEDIUM, Pose.FLAT)
 
 
 def test_a_flat_piece_and_its_shadow_beyond_its_nose():
     # the cheapest medium start points back from the shadow; the other start leaves it out
     state = detect(rendered(9003))
     where = (122.1, 331.3)
-    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
-    assert math.dist(p.position, where) < 3.0
-    assert (p.color.value, p.size, p.pose) == ("red", Size.MEDIUM, Pose.FLAT)
+    assert_read_as(state, where, 3.0, "red", Size.MEDIUM, Pose.FLAT)
 
 
 def test_a_rival_reaching_into_the_shadow_does_not_leave_it_out():
     # a medium flat pointing from inside a blue large upright into its shadow
     state = detect(rendered(9227))
     where = (117.7, 289.6)
-    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
-    assert math.dist(p.position, where) < 2.0
-    assert (p.color.value, p.size, p.pose) == ("blue", Size.LARGE, Pose.UPRIGHT)
+    assert_read_as(state, where, 2.0, "blue", Size.LARGE, Pose.UPRIGHT)
 
 
 def test_an_upright_and_its_shadow_are_not_a_flat_pointing_away_from_the_lamp():
@@ -63,9 +63,7 @@ def test_an_upright_and_its_shadow_are_not_a_flat_pointing_away_from_the_lamp():
     # across the upright's outline, as it does from a flat piece's tail to its tip
     state = detect(rendered(9212))
     for where in ((186.4, 375.2), (150.0, 407.3)):
-        p = min(state.pieces, key=lambda p: math.dist(p.position, where))
-        assert math.dist(p.position, where) < 2.0
-        assert (p.color.value, p.size, p.pose) == ("yellow", Size.LARGE, Pose.UPRIGHT)
+        assert_read_as(state, where, 2.0, "yellow", Size.LARGE, Pose.UPRIGHT)
 
 
 def test_an_upright_whose_shadow_is_as_tinted_as_its_faces_is_not_a_flat():
@@ -74,6 +72,4 @@ def test_an_upright_whose_shadow_is_as_tinted_as_its_faces_is_not_a_flat():
     # across the upright's outline tells them from a flat piece's tail and nose
     for seed, where, size in ((9202, (622.1, 384.6), Size.LARGE), (9212, (354.9, 315.4), Size.MEDIUM)):
         state = detect(rendered(seed))
-        p = min(state.pieces, key=lambda p: math.dist(p.position, where))
-        assert math.dist(p.position, where) < 2.0
-        assert (p.color.value, p.size, p.pose) == ("yellow", size, Pose.UPRIGHT)
+        assert_read_as(state, where, 2.0, "yellow", size, Pose.UPRIGHT)

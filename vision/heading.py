@@ -15,7 +15,7 @@ counted only where they lie outside the model (an edge there bounds the piece fr
 outside, never from inside); the far side (the top face's ridge against the table,
 seen squarely), the nose and the tail decide the heading.
 
-The points lie on the blob's own contour (vision.segment.Part.contour), not on its
+The points lie on the blob's own contour (vision.parts.Part.contour), not on its
 convex hull: a shadow or a speck joined to the piece is then a local bump whose points
 lie far from the model (the robust loss discounts them), where the hull would bridge
 it to the rest of the outline with straight edges that tilt the whole side.

@@ -5,7 +5,7 @@ Steps (each timed in `Detection.timings_ms`):
    registration can be passed in to skip this on video.
 2. segment — the frame is warped onto a 1 mm grid of the table plane (vision.rectify);
    its log ratio against the bare table gives blobs by hue change, darkness beyond
-   shadows and brightness; touching pieces are split (vision.segment).
+   shadows and brightness; touching pieces are split and each piece's edge found (vision.segment, vision.parts).
 3. fit — every plausible 3-D model (upright/flat × small/medium/large, coins) is fitted
    to each blob's outline with the camera's perspective and the piece's height
    (vision.fit).
@@ -34,8 +34,9 @@ from vision import fit as fitting
 from vision import heading
 from vision.geometry import COIN, FLAT, to_piece
 from vision.rectify import Rectifier, TableGrid
-from vision.segment import (MIN_BLOB_MM2, BackgroundFiller, Foreground, Part, blob_masks, column_medians, foreground,
-                            refine, table_mask)
+from vision.parts import Part, refine
+from vision.segment import (MIN_BLOB_MM2, BackgroundFiller, Foreground, blob_masks, column_medians, foreground,
+                            table_mask)
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
 COST_GAP_CONFIDENT = 0.5

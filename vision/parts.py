@@ -1,0 +1,109 @@
+"""A blob into its pieces: where each piece's edge lies in the blurred picture, the
+faint or shadow-like pixels beside it, and its outline at sub-pixel precision
+(`refine`, used by vision.pipeline on every blob of vision.segment.foreground).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.segment import WEAK, Foreground, median
+from vision.touching import MIN_BLOB_MM2, convex_fill, row_ends, split, split_by_hue, split_by_valley
+
+# A blob's edge: where its evidence falls to half its typical (median of its
+# full-evidence pixels), i.e. half way between piece and table. Fainter parts of the
+# blob (a face seeing the lamp's reflection) are left undecided.
+EDGE_LEVEL = 0.5
+# A blob whose evidence is this many times the thresholds (median of its full-evidence
+# pixels) but that leaves no piece-sized part when cut half way is a piece seen only by
+# the faces that mirror or pipe the lamp (green on green felt: bright lit faces around a
+# core as dark as the felt): it is cut at the weak level instead. Table texture that
+# crosses the thresholds stays below ~1.5 of them; such faces reach 2.3-2.5.
+FALLBACK_EVIDENCE = 2.0
+# Pixels of a blob darker (log) than its typical full-evidence pixel by more than this
+# are its coloured shadow (light through the plastic), not the piece: left undecided.
+TINTED_SHADOW_DARKER = 0.5
+# Outlines are traced on the evidence interpolated this many times finer than the grid.
+SUBPIXEL = 4
+
+@dataclass
+class Part:
+    """One piece's share of a blob, in the blob's box."""
+
+    mask: np.ndarray        # uint8 0/255, its filled convex hull
+    undecided: np.ndarray   # uint8 0/255, faint or shadow-like pixels touching it
+    outline: np.ndarray     # M×2 box pixel coordinates, convex, counter-clockwise
+    edge_offset: float      # how far (px) the true edge lies outside `outline`
+    contour: np.ndarray     # L×2 box pixel coordinates: the cut itself, not its hull
+
+
+def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> list[Part]:
+    """Each piece in a blob: its mask cut at half the blob's typical evidence (the true
+    edge of a blurred picture, whatever the piece's contrast) as a filled convex hull with
+    a sub-pixel outline, and the faint or shadow-like pixels next to it (a shadow, a
+    shaded or mirroring face: undecided). `weak` is the blob's hysteresis mask in the
+    box (x, y, w, h). A blob far from convex is pieces touching: it is split first."""
+    x, y, w, h = box
+    score = fg.score[y:y + h, x:x + w]
+    strong = (weak > 0) & (score > 1.0)
+    inside = score[strong]
+    typical = median(inside) if inside.size else 1.0
+    lum = fg.lum[y:y + h, x:x + w]
+    # light through coloured plastic tints the shadow: same hue, but darker than the piece
+    tinted_shadow = lum < median(lum[strong]) - TINTED_SHADOW_DARKER
+    # barely above the thresholds (green on green felt), the weak mask is the edge
+    level = max(WEAK, EDGE_LEVEL * typical)
+    for _ in range(2):   # the second time: the blob's lit faces, cut at the weak level
+        cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)
+        mask = (cut > 0).astype(np.uint8) * 255
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
+        if big or level == WEAK or typical < FALLBACK_EVIDENCE:
+            break
+        level, tinted_shadow = WEAK, np.zeros_like(tinted_shadow)
+    hue = fg.hue[y:y + h, x:x + w]
+    parts = [p for i in big for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res)
+             for r in split(q) for p in split_by_valley(r, score, fg.res)]
+    out = []
+    for part in parts:
+        hull = convex_fill(part)
+        others = np.zeros_like(hull)
+        for q in parts:
+            if q is not part:
+                others |= q
+        undecided = (fg.dark[y:y + h, x:x + w] | weak) & ~hull & ~others
+        n, labels = cv2.connectedComponents(undecided, connectivity=8)
+        # the outline at sub-pixel precision: the cut, interpolated SUBPIXEL times finer
+        # (only around the part: outside it the cut is constant, so a crop with a pixel
+        # of it to spare interpolates exactly alike, at a fraction of the cost)
+        region = cv2.dilate(part, np.ones((3, 3), np.uint8))
+        bx, by, bw, bh = cv2.boundingRect(region)
+        x0, y0, x1, y1 = max(bx - 1, 0), max(by - 1, 0), min(bx + bw + 1, w), min(by + bh + 1, h)
+        fine = cv2.resize(np.where(region[y0:y1, x0:x1] > 0, cut[y0:y1, x0:x1], -level), None,
+                          fx=SUBPIXEL, fy=SUBPIXEL, interpolation=cv2.INTER_LINEAR)
+        near = np.zeros(n, np.uint8)   # the undecided components touching the hull
+        near[labels[cv2.dilate(hull, np.ones((3, 3), np.uint8)) > 0]] = 255
+        near[0] = 0
+        inside = (fine > 0).astype(np.uint8)
+        out.append(Part(hull, near[labels], _hull_points(inside, SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL,
+                        _contour_points(inside, SUBPIXEL, (x0, y0))))
+    return out
+
+
+def _hull_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """Convex hull of a mask drawn `scale` times finer, in coarse pixel coordinates
+    (the mask's first pixel being coarse pixel `origin`)."""
+    hull = cv2.convexHull(row_ends(mask)).reshape(-1, 2).astype(float) + np.multiply(origin, scale)
+    return (hull + 0.5) / scale - 0.5
+
+
+def _contour_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """The outer contour of a mask's largest component drawn `scale` times finer, in coarse
+    pixel coordinates (as `_hull_points`)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    c = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(float) + np.multiply(origin, scale)
+    return (c + 0.5) / scale - 0.5

@@ -233,15 +233,25 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
     rival = next((f for f in options if (f.hypothesis.kind, f.hypothesis.size) == (UPRIGHT, bigger)), None)
     if rival is None or cost(rival) > cost(best) + FACE_SWAP_COST_MM or rival.iou < IOU_MIN:
         return best
-    pts, normal = _outline_normals(rival, camera)
-    beyond = _signed_distance(pts, silhouette(UPRIGHT, h.size, best.params, camera)) > FACE_APART_MM  # type: ignore[arg-type]
-    if not beyond.any():
-        return best
     origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
-    inside, outside = (_sample(b.lum, pts[beyond] + side * EDGE_SIDE_MM * normal[beyond], origin, grid.res)
-                       for side in (-1, 1))
-    step = float(np.mean(outside - inside))
+    step = _step_beyond(rival, silhouette(UPRIGHT, h.size, best.params, camera), b, origin, grid.res, camera)  # type: ignore[arg-type]
+    if step is None:
+        return best
     return rival if step > FACE_DARKER or step < -SHADOW_STARTS else best
+
+
+def _step_beyond(rival: fitting.Fit, winner: np.ndarray, b: _Blob, origin_mm: np.ndarray, res: float,
+                 camera: np.ndarray) -> float | None:
+    """Mean brightness step (log, outside minus inside, EDGE_SIDE_MM either side) across
+    a bigger rival's apparent outline where it lies beyond the winner's silhouette
+    (`winner`, by FACE_APART_MM); None where it nowhere does."""
+    pts, normal = _outline_normals(rival, camera)
+    beyond = _signed_distance(pts, winner) > FACE_APART_MM
+    if not beyond.any():
+        return None
+    inside, outside = (_sample(b.lum, pts[beyond] + side * EDGE_SIDE_MM * normal[beyond], origin_mm, res)
+                       for side in (-1, 1))
+    return float(np.mean(outside - inside))
 
 
 # With the base-edge step as a second, independent test, the upright's ridges need to
@@ -273,13 +283,8 @@ def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, g
         if fh.kind != UPRIGHT or _SIZES.index(fh.size) <= size or f.iou < IOU_MIN \
                 or cost(f) > cost(best) + FACE_SWAP_COST_MM:  # type: ignore[arg-type]
             continue
-        pts, normal = _outline_normals(f, camera)
-        beyond = _signed_distance(pts, mine) > FACE_APART_MM
-        if not beyond.any():
-            continue
-        inside, outside = (_sample(b.lum, pts[beyond] + side * EDGE_SIDE_MM * normal[beyond], origin, grid.res)
-                           for side in (-1, 1))
-        if float(np.mean(outside - inside)) > FACE_DARKER and \
+        step = _step_beyond(f, mine, b, origin, grid.res, camera)
+        if step is not None and step > FACE_DARKER and \
                 _ridge_contrast(f, b, origin, grid.res, camera) > _ridge_contrast(best, b, origin, grid.res, camera) + DARK_FACES_RIDGE_MARGIN:
             return f
     return best

@@ -89,3 +89,12 @@ def test_path_traced_red_uprights_are_red_not_orange(observed, table):
     # measured on path-traced pictures (bench/pbr): the steep faces mirror the table
     # beside the piece, and the red plastic's two weak channels come out unequal
     assert ColourModels.load().classify(np.array([observed]), np.array([table]))[0] == ["red"]
+
+
+@pytest.mark.parametrize("observed, table", [
+    ([-1.24, -2.25, -1.84], [-0.72, -0.72, -0.64]),   # large upright over grey cloth
+    ([-1.02, -1.91, -2.10], [-1.00, -0.53, -1.60]),   # large flat over green felt
+])
+def test_path_traced_blue_pieces_are_blue_not_purple(observed, table):
+    # measured on path-traced pictures (bench/pbr); purple is the rarer Xeno colour
+    assert ColourModels.load().classify(np.array([observed]), np.array([table]))[0] == ["blue"]

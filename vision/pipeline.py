@@ -29,7 +29,7 @@ from calibration.camera import Intrinsics
 from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
 from domain import Coin, InputError, TableState
-from vision import decide, shadows
+from vision import decide, edges, shadows
 from vision import fit as fitting
 from vision import heading
 from vision.geometry import COIN, FLAT, to_piece
@@ -183,7 +183,7 @@ class Detector:
         camera = np.asarray(reg.view.position, float)
         fits = self._fit(found, camera)
         t.append(time.perf_counter())
-        state, piece_fits = self._state(found, fits, camera, fg.lum)
+        state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table)
         t.append(time.perf_counter())
         names = ("register", "segment", "fit", "decide")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
@@ -253,9 +253,9 @@ class Detector:
         return out
 
     def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
-               lum: np.ndarray) -> tuple[TableState, list[PieceFit]]:
+               lum: np.ndarray, table_bgr: np.ndarray) -> tuple[TableState, list[PieceFit]]:
         pieces, coins, decided = [], [], []
-        chosen = []
+        chosen, chosen_options = [], []
         direction = shadows.picture_direction(found, lum, self.grid.res)
         for b, options in zip(found, fits):
             if not options:
@@ -273,6 +273,10 @@ class Detector:
             rival = next((decide.cost(f) for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
                           != (best.hypothesis.kind, best.hypothesis.size)), decide.cost(best) + COST_GAP_CONFIDENT)
             chosen.append((b, best, rival - decide.cost(best)))
+            chosen_options.append(options)
+        # each blob's box has CROP_MARGIN_MM to spare around it: room for every hypothesis
+        boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]
+        chosen = edges.edges_decide(chosen, chosen_options, edges.edge_map(table_bgr, self.grid, boxes), camera)
         chosen = decide.without_shadows(chosen, camera)
         chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
         chosen = self._refine_flats(chosen, camera, direction)

@@ -88,7 +88,7 @@ STRIP_ROWS = 16
 # (a 50 mm marker on a sheet up to 105 mm across).
 MARKER_PAPER_FACTOR = 2.1
 
-_LOG_LUT = np.log(np.arange(256, dtype=np.float32) + 4.0).reshape(1, 256)  # +4: noise floor, levels
+LOG_LUT = np.log(np.arange(256, dtype=np.float32) + 4.0).reshape(1, 256)  # +4: noise floor, levels
 
 # Unit vectors spanning the hue plane of (b, g, r) log space (orthogonal to grey).
 HUE_AXES = np.array([[-1.0, -1.0, 2.0], [-1.0, 2.0, -1.0]], np.float32)
@@ -116,11 +116,11 @@ class Foreground:
 
     def table_log_reflectance(self, x: int, y: int, w: int, h: int, where: np.ndarray | None = None) -> np.ndarray:
         """log(bare table / white paper) in a box, h×w×3 float32 (N×3: only `where`)."""
-        return _LOG_LUT[0, _pick(self.background[y:y + h, x:x + w], where)] - self.paper_log
+        return LOG_LUT[0, _pick(self.background[y:y + h, x:x + w], where)] - self.paper_log
 
     def log_reflectance(self, x: int, y: int, w: int, h: int, where: np.ndarray | None = None) -> np.ndarray:
         """log(pixel / white paper) in a box, h×w×3 float32 (N×3: only `where`)."""
-        return _LOG_LUT[0, _pick(self.table[y:y + h, x:x + w], where)] - self.paper_log
+        return LOG_LUT[0, _pick(self.table[y:y + h, x:x + w], where)] - self.paper_log
 
 
 def _pick(box: np.ndarray, where: np.ndarray | None) -> np.ndarray:
@@ -272,7 +272,7 @@ def _log_ratio_parts(table: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, ...
     for r0 in range(0, height, STRIP_ROWS):
         r1 = min(r0 + STRIP_ROWS, height)
         h0, h1 = max(r0 - 1, 0), min(r1 + 1, height)
-        log_ratio = cv2.subtract(cv2.LUT(table[h0:h1], _LOG_LUT), cv2.LUT(bg[h0:h1], _LOG_LUT))
+        log_ratio = cv2.subtract(cv2.LUT(table[h0:h1], LOG_LUT), cv2.LUT(bg[h0:h1], LOG_LUT))
         log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)[r0 - h0:]
         # with the spare row after: OpenCV's vector loop leaves a strip's last pixel to
         # scalar code (rounded differently); the next strip writes that row again

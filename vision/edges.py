@@ -1,0 +1,286 @@
+"""Where a pyramid's edges are: the picture's steps along a hypothesis's edges decide its
+size, and whether it stands or lies, when the outline fit cannot.
+
+The outline fit (vision.fit) sees only the blob, and a blob may hold only some faces of
+a piece: a face that mirrors the table beside it looks like the table, a shaded face like
+a shadow, and the blob then looks a size smaller, or like a flat piece. A tinted shadow
+grows a blob the other way. But a pyramid's edges are where its faces meet each other or
+the table, and faces turned differently show different light: the picture steps across
+every edge, in some colour channel, whatever each face shows. A shadow's soft outline and
+bare table have no such steps where the model puts its ridges.
+
+A hypothesis's edge score is the mean, over points along its apparent edges (an
+upright's four base edges and four ridges, a flat piece's eight edges), of the strength
+of the picture's log-colour gradient across the edge. Each hypothesis is first moved
+(x, y, angle) to where its edges lie best (`refine`), from the outline fit's poses and
+from the other sizes laid where those lie. The decision (`edges_decide`) then takes
+another size of the same pose when its edges are EDGE_RATIO times stronger than the
+winner's, another pose only at OTHER_POSE_RATIO (the ridges of an upright seen from above
+hold a flat piece's outline), within the decisions' usual near tie of the outline cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from domain import Size
+from vision import decide
+from vision import fit as fitting
+from vision.geometry import COIN, FLAT, UPRIGHT, model
+from vision.rectify import TableGrid
+from vision.segment import LOG_LUT
+
+# Points along each edge, away from its ends (where edges meet, and a blurred corner
+# belongs to both).
+EDGE_SAMPLES = np.linspace(0.15, 0.85, 6)
+# The picture is smoothed by this much (grid pixels, Gaussian sigma) before its gradient:
+# sensor noise and JPEG blocks step too, over single pixels.
+SMOOTH_PX = 0.8
+# `refine`: coordinate ascent over (x, y, angle) from these steps (mm, degrees), halved
+# after each round of MOVES_PER_ROUND moves: at most 3.5 mm and 10.5° from the start.
+STEP_MM, STEP_DEG, ROUNDS, MOVES_PER_ROUND = 1.0, 3.0, 3, 2
+# An upright's rotation from the outline fit is poor when faces are missing from the
+# blob: its edges are also searched from these turns of it (degrees, mod 90).
+UPRIGHT_TURNS = (22.5, 45.0, 67.5)
+# Of the starts of one size and pose, only the one whose edges already lie best is
+# searched from (with the winner's own): the others rarely end higher, and cost the time.
+STARTS_REFINED = 1
+# Another size of the winner's pose wins when its edges are this many times stronger
+# (measured: the true model scores 1.2-2.8 times a wrong size on the pictures the
+# outline fit gets wrong) ...
+EDGE_RATIO = 1.2
+# ... another pose only at this ratio: the ridges of an upright hold a flat piece's
+# outline, and vice versa ...
+OTHER_POSE_RATIO = 1.5
+# ... and a size the outline fit did not try (its apparent area too far from the blob's)
+# at this one.
+UNFITTED_RATIO = 1.5
+
+
+@dataclass
+class EdgeMap:
+    """The rectified picture's log-colour gradient as a structure tensor per grid pixel:
+    (Jxx, Jxy, Jyy) summed over the colour channels, so that the squared step across a
+    direction n is n·J·n."""
+
+    tensor: np.ndarray   # H×W×3 float32
+    grid: TableGrid
+
+
+def edge_map(table_bgr: np.ndarray, grid: TableGrid, boxes: list[tuple[int, int, int, int]]) -> EdgeMap:
+    """EdgeMap of a rectified BGR picture on `grid`, worked out only in `boxes` (x, y, w, h,
+    grid pixels; zero elsewhere): around the pieces, not over the whole table."""
+    height, width = table_bgr.shape[:2]
+    tensor = np.zeros((height, width, 3), np.float32)
+    margin = 4   # the smoothing's and the gradient's reach, so each box is worked out exactly
+    for x, y, w, h in boxes:
+        x0, y0 = max(x - margin, 0), max(y - margin, 0)
+        x1, y1 = min(x + w + margin, width), min(y + h + margin, height)
+        log = cv2.GaussianBlur(cv2.LUT(table_bgr[y0:y1, x0:x1], LOG_LUT), (0, 0), SMOOTH_PX)
+        gx = cv2.Sobel(log, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
+        gy = cv2.Sobel(log, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
+        part = cv2.merge([cv2.transform(cv2.multiply(a, b), _CHANNEL_SUM) for a, b in ((gx, gx), (gx, gy), (gy, gy))])
+        ix0, iy0 = max(x, 0), max(y, 0)
+        ix1, iy1 = min(x + w, width), min(y + h, height)
+        tensor[iy0:iy1, ix0:ix1] = part[iy0 - y0:iy1 - y0, ix0 - x0:ix1 - x0]
+    return EdgeMap(tensor, grid)
+
+
+_CHANNEL_SUM = np.ones((1, 3), np.float32)
+
+
+@lru_cache(maxsize=None)
+def _geometry(kind: str, size: Size) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A model's vertex offsets, heights and edges (vertex index pairs, 8×2)."""
+    m = model(kind, size)
+    pairs = {tuple(sorted((int(f[i]), int(f[(i + 1) % 4])))) for f in m.faces for i in range(4)
+             if f[i] != f[(i + 1) % 4]}
+    return m.offsets, m.heights, np.array(sorted(pairs))
+
+
+class _Rows:
+    """Hypothesis rows (kind and size fixed) whose edge scores are asked at many poses."""
+
+    def __init__(self, kinds, sizes, camera: np.ndarray, emap: EdgeMap):
+        geo = [_geometry(k, s) for k, s in zip(kinds, sizes)]
+        offsets = np.array([g[0] for g in geo])                                       # N×5×2
+        scale = camera[2] / (camera[2] - np.array([g[1] for g in geo]))                # N×5
+        pairs = np.array([g[2] for g in geo])                                          # N×E×2
+        rows = np.arange(len(geo))[:, None]
+        # each edge's ends: their offsets in the piece's frame and their lift's scale
+        self.ends = [(offsets[rows, pairs[..., k]].astype(np.float32), scale[rows, pairs[..., k]].astype(np.float32))
+                     for k in (0, 1)]
+        self.camera, self.emap = camera.astype(np.float32), emap
+
+    def scores(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
+        """Edge scores at params (N·repeat × 3, each row's poses together)."""
+        p = params.astype(np.float32)
+        a = np.radians(p[:, 2])
+        c, s = np.cos(a)[:, None], np.sin(a)[:, None]
+        cx, cy = self.camera[0], self.camera[1]
+        x, y = p[:, 0, None] - cx, p[:, 1, None] - cy
+        ends = []
+        for off, scale in self.ends:
+            if repeat > 1:
+                off, scale = np.repeat(off, repeat, axis=0), np.repeat(scale, repeat, axis=0)
+            along, across = off[..., 0], off[..., 1]
+            ends.append((cx + (x + along * c - across * s) * scale, cy + (y + along * s + across * c) * scale))
+        (ax, ay), (bx, by) = ends                                                      # N×E each
+        dx, dy = bx - ax, by - ay
+        length = np.maximum(np.hypot(dx, dy), 1e-6)
+        nx, ny = (-dy / length)[..., None], (dx / length)[..., None]
+        g = self.emap.grid
+        t = EDGE_SAMPLES.astype(np.float32)
+        px = (ax[..., None] + t * dx[..., None] - np.float32(g.x0)) / np.float32(g.res) - 0.5   # N×E×S
+        py = (ay[..., None] + t * dy[..., None] - np.float32(g.y0)) / np.float32(g.res) - 0.5
+        j = _lookup(self.emap.tensor, px, py)
+        step2 = nx * nx * j[..., 0] + 2 * nx * ny * j[..., 1] + ny * ny * j[..., 2]
+        return np.sqrt(np.maximum(step2, 0)).mean(axis=(1, 2))
+
+
+# cv2.remap's maps are at most 32767 wide: points are looked up in rows of this many.
+_LOOKUP_WIDTH = 4096
+
+
+def _lookup(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Bilinear values of a 3-channel image at float pixel positions (x, y, any shape):
+    that shape × 3, zero outside."""
+    n = x.size
+    rows = -(-n // _LOOKUP_WIDTH)
+    maps = np.zeros((2, rows * _LOOKUP_WIDTH), np.float32)
+    maps[0, :n], maps[1, :n] = x.ravel(), y.ravel()
+    out = cv2.remap(image, maps[0].reshape(rows, -1), maps[1].reshape(rows, -1), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_CONSTANT)
+    return out.reshape(-1, 3)[:n].reshape(x.shape + (3,))
+
+
+def scores(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) -> np.ndarray:
+    """Edge score of each hypothesis row at its pose."""
+    return _Rows(kinds, sizes, camera, emap).scores(np.asarray(params, float))
+
+
+def refine(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each hypothesis moved (x, y, angle) to where its edges lie on the strongest steps:
+    coordinate ascent, steps halved each round. Returns (params N×3, scores N)."""
+    rows = _Rows(kinds, sizes, camera, emap)
+    params = np.array(params, float)
+    best = rows.scores(params)
+    n = len(params)
+    step = np.array([STEP_MM, STEP_MM, STEP_DEG])
+    for _ in range(ROUNDS):
+        moves = np.concatenate([np.diag(step), -np.diag(step)])                        # 6×3
+        for _ in range(MOVES_PER_ROUND):
+            trial = (params[:, None, :] + moves[None]).reshape(-1, 3)
+            s = rows.scores(trial, len(moves)).reshape(n, len(moves))
+            pick = np.argmax(s, axis=1)
+            top = s[np.arange(n), pick]
+            gain = top > best
+            params[gain] = trial.reshape(n, len(moves), 3)[np.flatnonzero(gain), pick[gain]]
+            best = np.where(gain, top, best)
+        step = step / 2
+    return params, best
+
+
+def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Size, np.ndarray]]:
+    """Where to search each size and pose from: the cheapest fit of each, the other sizes
+    laid where it lies (an upright about the same centre; a flat piece by its tail, its
+    nose or its middle), the winner itself first, and uprights turned (UPRIGHT_TURNS)."""
+    top: dict[tuple[str, Size], fitting.Fit] = {}
+    for f in options:
+        h = f.hypothesis
+        if h.kind == COIN or f.iou < decide.IOU_MIN:
+            continue
+        if (h.kind, h.size) not in top or decide.cost(f) < decide.cost(top[(h.kind, h.size)]):
+            top[(h.kind, h.size)] = f
+    out = [(best.hypothesis.kind, best.hypothesis.size, np.asarray(best.params, float))]
+    for (kind, size), f in top.items():
+        p = np.asarray(f.params, float)
+        out.append((kind, size, p))
+        for other in Size:
+            if other is size:
+                continue
+            if kind == UPRIGHT:
+                out.append((UPRIGHT, other, p))
+                continue
+            a = np.radians(p[2])
+            u = np.array([np.cos(a), np.sin(a)])
+            for keep in (0.0, 1.0, 0.5):   # tail, nose, middle where they are
+                out.append((FLAT, other, np.array([*(p[:2] + keep * (size.slant - other.slant) * u), p[2]])))
+    turned = []
+    for size in Size:
+        first = next((p for k, z, p in out if k == UPRIGHT and z is size), None)
+        if first is not None:
+            turned += [(UPRIGHT, size, first + [0.0, 0.0, turn]) for turn in UPRIGHT_TURNS]
+    return out + turned
+
+
+def _search(emap: EdgeMap, starts: list[tuple[str, Size, np.ndarray]], owner: np.ndarray,
+            camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Refined params and edge scores of the starts (score -1: not searched from). Each
+    owner's first start (its winner) is searched from, and of its other starts of each
+    size and pose the STARTS_REFINED whose edges already lie best."""
+    kinds, sizes = [s[0] for s in starts], [s[1] for s in starts]
+    params = np.array([s[2] for s in starts], float)
+    first = scores(emap, kinds, sizes, params, camera)
+    keep = np.zeros(len(starts), bool)
+    keep[np.r_[0, np.flatnonzero(owner[1:] != owner[:-1]) + 1]] = True
+    groups: dict[tuple, list[int]] = {}
+    for r in range(len(starts)):
+        groups.setdefault((owner[r], kinds[r], sizes[r]), []).append(r)
+    for rows in groups.values():
+        keep[sorted(rows, key=lambda r: -first[r])[:STARTS_REFINED]] = True
+    idx = np.flatnonzero(keep)
+    score = np.full(len(starts), -1.0)
+    params[idx], score[idx] = refine(emap, [kinds[r] for r in idx], [sizes[r] for r in idx], params[idx], camera)
+    return params, score
+
+
+def _better(best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[str, Size]],
+            score: np.ndarray) -> int | None:
+    """Which of a blob's searched starts (their size and pose `keys` and edge `score`; the
+    first is the winner's own) should replace the winner, if any."""
+    mine = (best.hypothesis.kind, best.hypothesis.size)
+    fitted = {(f.hypothesis.kind, f.hypothesis.size): decide.cost(f) for f in options
+              if f.hypothesis.kind != COIN and f.iou >= decide.IOU_MIN}
+    top: dict[tuple[str, Size], int] = {}
+    for r in range(1, len(keys)):
+        if keys[r] != mine and (keys[r] not in top or score[r] > score[top[keys[r]]]):
+            top[keys[r]] = r
+    for key, r in sorted(top.items(), key=lambda kv: -score[kv[1]]):
+        ratio = EDGE_RATIO if key[0] == mine[0] else OTHER_POSE_RATIO
+        if key not in fitted:
+            ratio = max(ratio, UNFITTED_RATIO)
+        elif fitted[key] > decide.cost(best) + decide.RIDGE_SWAP_COST_MM:
+            continue
+        if score[r] >= ratio * score[0]:
+            return r
+    return None
+
+
+def edges_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeMap, camera: np.ndarray) -> list:
+    """`chosen` (blob, fit, gap) with each pyramid's size and pose decided again by its
+    edges (see the module's docstring); `all_options` are each entry's fitted options."""
+    starts, owner = [], []
+    for i, ((_, best, _), options) in enumerate(zip(chosen, all_options)):
+        if best.hypothesis.kind != COIN:
+            s = _starts(best, options)
+            starts += s
+            owner += [i] * len(s)
+    if not starts:
+        return chosen
+    owner_arr = np.array(owner)
+    params, score = _search(emap, starts, owner_arr, camera)
+    out = list(chosen)
+    for i in np.unique(owner_arr):
+        rows = np.flatnonzero(owner_arr == i)
+        b, best, gap = chosen[i]
+        pick = _better(best, all_options[i], [(starts[r][0], starts[r][1]) for r in rows], score[rows])
+        if pick is not None:
+            kind, size = starts[rows[pick]][:2]
+            out[i] = (b, fitting.Fit(fitting.Hypothesis(best.hypothesis.blob, kind, size), params[rows[pick]],
+                                     best.rms, best.iou), gap)
+    return out

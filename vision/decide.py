@@ -35,8 +35,6 @@ IOU_COST_MM = 5.0
 METAL_LOG_MIN = -0.9
 # A dark candidate closer than this (mm) to a coloured piece is taken for its shadow.
 SHADOW_TOUCH_MM = 3.0
-# ... unless its model holds this share of the coloured piece's silhouette (see without_shadows).
-ENCLOSED_SHARE = 0.9
 # Tinted shadow: darker than the table with under this share of the piece's hue change
 # (its median chroma); a lamp through the plastic diluted by the other lights.
 TINT_SHARE = 0.6
@@ -383,29 +381,3 @@ def _outline(fit: fitting.Fit, camera: np.ndarray) -> Polygon:
     if h.kind == COIN:
         return Point(fit.params[:2]).buffer(h.coin.diameter / 2)  # type: ignore[union-attr]
     return Polygon(silhouette(h.kind, h.size, fit.params, camera))  # type: ignore[arg-type]
-
-
-def without_shadows(chosen: list, camera: np.ndarray) -> list:
-    """Drop dark candidates touching a coloured piece: every shadow on the table touches
-    the piece that casts it; black plastic touching a piece is lost with them. But a
-    shadow lies beside its piece, never around it: a dark candidate best explained by an
-    upright piece whose silhouette holds one coloured piece's (ENCLOSED_SHARE of it) is
-    that piece, seen by faces that pass its light with little hue left (the hue only
-    where the lamp comes through them): its model, the coloured blob's colour. (A dark
-    blob explained by a flat piece may be only some faces of an upright: no such help.)"""
-    lit = [(k, _outline(best, camera)) for k, (b, best, _) in enumerate(chosen) if not b.dark]
-    out = list(chosen)
-    dropped = set()
-    for j, c in enumerate(chosen):
-        if not c[0].dark:
-            continue
-        mine = _outline(c[1], camera)
-        near = [(k, o) for k, o in lit if mine.distance(o) <= SHADOW_TOUCH_MM]
-        if not near:
-            continue
-        dropped.add(j)
-        held = [k for k, o in near if mine.area > o.area and mine.intersection(o).area >= ENCLOSED_SHARE * o.area]
-        if len(held) == 1 and c[1].hypothesis.kind == UPRIGHT:
-            k = held[0]
-            out[k] = (chosen[k][0], c[1], c[2])
-    return [c for j, c in enumerate(out) if j not in dropped]

@@ -13,7 +13,7 @@ A hypothesis's edge score is the mean, over points along its apparent edges (an
 upright's four base edges and four ridges, a flat piece's eight edges), of the strength
 of the picture's log-colour gradient across the edge. Each hypothesis is first moved
 (x, y, angle) to where its edges lie best (`refine`), from the outline fit's poses and
-from the other sizes laid where those lie. The decision (`edges_decide`) then takes
+from the other sizes laid where those lie. The decision (`steps_decide`) then takes
 another size of the same pose when its edges are EDGE_RATIO times stronger than the
 winner's, another pose only at OTHER_POSE_RATIO (the ridges of an upright seen from above
 hold a flat piece's outline), within the decisions' usual near tie of the outline cost.
@@ -261,7 +261,7 @@ def _better(best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[str,
     return None
 
 
-def edges_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeMap, camera: np.ndarray) -> list:
+def steps_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeMap, camera: np.ndarray) -> list:
     """`chosen` (blob, fit, gap) with each pyramid's size and pose decided again by its
     edges (see the module's docstring); `all_options` are each entry's fitted options."""
     starts, owner = [], []

@@ -1,6 +1,6 @@
-"""Shadows read as pieces: the picture's shadow direction from the pieces found, and the
-coloured candidates that are only the shadow of the piece they touch (see
-docs/detection.md, "How it works", step 6).
+"""Shadows read as pieces: the picture's shadow direction from the pieces found, the
+coloured candidates that are only the shadow of the piece they touch, and the dark ones
+(see docs/detection.md, "How it works", step 6).
 
 A shadow lies on the side of its caster away from the lamp and starts at its base; in
 one picture every shadow of one lamp points the same way. Light through translucent
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 # Shade: darker than the table (log) by more than its texture and noise (~14 %).
 SHADE_LOG = -0.15
+# A dark candidate touching a coloured piece is its shadow, unless its model holds this
+# share of the coloured piece's silhouette (see without_shadows).
+ENCLOSED_SHARE = 0.9
 # The shade around a piece that is its own shadow: within this many mm of its centre
 # (a large upright's shadow under a lamp 45° high reaches ~40 mm) ...
 SHADE_REACH_MM = 40.0
@@ -264,3 +267,30 @@ def stands_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid:
         return best
     radius = best.hypothesis.coin.diameter / 2  # type: ignore[union-attr]
     return rival if shade_step(best.params[:2], radius, b, grid, direction) > COIN_SHADE_STEP else best
+
+
+
+def without_shadows(chosen: list, camera: np.ndarray) -> list:
+    """Drop dark candidates touching a coloured piece: every shadow on the table touches
+    the piece that casts it; black plastic touching a piece is lost with them. But a
+    shadow lies beside its piece, never around it: a dark candidate best explained by an
+    upright piece whose silhouette holds one coloured piece's (ENCLOSED_SHARE of it) is
+    that piece, seen by faces that pass its light with little hue left (the hue only
+    where the lamp comes through them): its model, the coloured blob's colour. (A dark
+    blob explained by a flat piece may be only some faces of an upright: no such help.)"""
+    lit = [(k, _outline(best, camera)) for k, (b, best, _) in enumerate(chosen) if not b.dark]
+    out = list(chosen)
+    dropped = set()
+    for j, c in enumerate(chosen):
+        if not c[0].dark:
+            continue
+        mine = _outline(c[1], camera)
+        near = [(k, o) for k, o in lit if mine.distance(o) <= SHADOW_TOUCH_MM]
+        if not near:
+            continue
+        dropped.add(j)
+        held = [k for k, o in near if mine.area > o.area and mine.intersection(o).area >= ENCLOSED_SHARE * o.area]
+        if len(held) == 1 and c[1].hypothesis.kind == UPRIGHT:
+            k = held[0]
+            out[k] = (chosen[k][0], c[1], c[2])
+    return [c for j, c in enumerate(out) if j not in dropped]

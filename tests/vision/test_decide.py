@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 
 from domain import Size
-from vision.decide import dark_faces_decide, without_shadows
+from vision.decide import dark_faces_decide
+from vision.shadows import without_shadows
 from vision.fit import Fit, Hypothesis
 from vision.geometry import FLAT, UPRIGHT, hypothesis_faces
 

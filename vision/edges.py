@@ -239,10 +239,25 @@ def _search(emap: EdgeMap, starts: list[tuple[str, Size, np.ndarray]], owner: np
     return params, score
 
 
-def _better(best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[str, Size]],
-            score: np.ndarray) -> int | None:
-    """Which of a blob's searched starts (their size and pose `keys` and edge `score`; the
-    first is the winner's own) should replace the winner, if any."""
+def _rest_is_shadow(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> bool:
+    """Is what the blob holds beyond a smaller hypothesis (past the blurred rim), as a
+    whole, tinted shadow: darker than the table, with under decide.TINT_SHARE of the hue
+    change of the plastic inside the hypothesis?"""
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    inside = decide._model_mask(fitting.Fit(fitting.Hypothesis(0, *key), params, 0.0, 0.0), b.part.mask.shape,
+                                origin, grid.res, camera) & (b.part.mask > 0)
+    grow = np.ones((2 * decide.SHADOW_EDGE_PX + 1,) * 2, np.uint8)
+    beyond = (b.part.mask > 0) & (cv2.dilate(inside.astype(np.uint8), grow) == 0)
+    if not beyond.any() or not inside.any():
+        return False
+    return bool(np.median(b.lum[beyond]) < decide.SHADOW_DARKER
+                and np.median(b.chroma[beyond]) < decide.TINT_SHARE * np.median(b.chroma[inside]))
+
+
+def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[str, Size]],
+            score: np.ndarray, params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> int | None:
+    """Which of a blob's searched starts (their size and pose `keys`, edge `score` and
+    refined `params`; the first is the winner's own) should replace the winner, if any."""
     mine = (best.hypothesis.kind, best.hypothesis.size)
     fitted = {(f.hypothesis.kind, f.hypothesis.size): decide.cost(f) for f in options
               if f.hypothesis.kind != COIN and f.iou >= decide.IOU_MIN}
@@ -252,12 +267,17 @@ def _better(best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[str,
             top[keys[r]] = r
     for key, r in sorted(top.items(), key=lambda kv: -score[kv[1]]):
         ratio = EDGE_RATIO if key[0] == mine[0] else OTHER_POSE_RATIO
-        if key not in fitted:
-            ratio = max(ratio, UNFITTED_RATIO)
-        elif fitted[key] > decide.cost(best) + decide.RIDGE_SWAP_COST_MM:
+        if key in fitted and fitted[key] > decide.cost(best) + decide.RIDGE_SWAP_COST_MM:
             continue
-        if score[r] >= ratio * score[0]:
-            return r
+        if score[r] < (ratio if key in fitted else max(ratio, UNFITTED_RATIO)) * score[0]:
+            continue
+        # A blob may lack faces: the piece may be a size the fit found too big to try. One
+        # too small to try leaves much of the blob out, which must then be shadow (its
+        # edges could lie on a bigger piece's: a small flat fits in a large one's nose).
+        if key not in fitted and key[1].base <= best.hypothesis.size.base \
+                and not _rest_is_shadow(b, key, params[r], grid, camera):
+            continue
+        return r
     return None
 
 
@@ -278,7 +298,8 @@ def steps_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeM
     for i in np.unique(owner_arr):
         rows = np.flatnonzero(owner_arr == i)
         b, best, gap = chosen[i]
-        pick = _better(best, all_options[i], [(starts[r][0], starts[r][1]) for r in rows], score[rows])
+        pick = _better(b, best, all_options[i], [(starts[r][0], starts[r][1]) for r in rows], score[rows],
+                       params[rows], emap.grid, camera)
         if pick is not None:
             kind, size = starts[rows[pick]][:2]
             out[i] = (b, fitting.Fit(fitting.Hypothesis(best.hypothesis.blob, kind, size), params[rows[pick]],

@@ -70,3 +70,15 @@ def test_seeded_pieces_the_outline_fit_got_a_size_wrong(seed, where, colour, siz
     p = min(state.pieces, key=lambda p: math.dist(p.position, where))
     assert math.dist(p.position, where) < 3.0
     assert (p.color.value, p.size, p.pose) == (colour, size, pose)
+
+
+def test_a_smaller_flat_in_a_bigger_ones_nose_is_not_taken_for_it():
+    # demo footage frame 28: the edges of a small flat laid in a green large flat's nose
+    # lie on the large one's sides, 1.5 times as strong as its whole outline's; but the
+    # blob is far too big for a small piece (the fit did not even try one)
+    import cv2
+    from server.startup import DEMO_FOOTAGE, real_detector
+    image = cv2.imread(f"{DEMO_FOOTAGE}/frames/0028.jpg")
+    state = real_detector().detect(image).state
+    near = [p for p in state.pieces if p.color.value == "green" and math.dist(p.position, (398, 313)) < 8]
+    assert [(p.size, p.pose) for p in near] == [(Size.LARGE, Pose.FLAT)]

@@ -16,7 +16,10 @@ of the picture's log-colour gradient across the edge. Each hypothesis is first m
 from the other sizes laid where those lie. The decision (`steps_decide`) then takes
 another size of the same pose when its edges are EDGE_RATIO times stronger than the
 winner's, another pose only at OTHER_POSE_RATIO (the ridges of an upright seen from above
-hold a flat piece's outline), within the decisions' usual near tie of the outline cost.
+hold a flat piece's outline), within the decisions' usual near tie of the outline cost; a
+size the outline fit did not try (its apparent area too far from the blob's) at
+UNFITTED_RATIO, and a smaller one of those only where the rest of the blob is shadow.
+The switched piece keeps the outline fit's IoU for its confidence.
 """
 
 from __future__ import annotations

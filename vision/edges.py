@@ -24,6 +24,7 @@ The switched piece keeps the outline fit's IoU for its confidence.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -188,40 +189,42 @@ def refine(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) 
     return params, best
 
 
-def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Size, np.ndarray]]:
+def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Size, tuple[float, float, float]]]:
     """Where to search each size and pose from: the cheapest fit of each, the other sizes
     laid where it lies (an upright about the same centre; a flat piece by its tail, its
-    nose or its middle), the winner itself first, and uprights turned (UPRIGHT_TURNS)."""
-    top: dict[tuple[str, Size], fitting.Fit] = {}
+    nose or its middle), the winner itself first, and uprights turned (UPRIGHT_TURNS).
+    Poses as plain (x, y, angle) tuples: a few dozen a blob, made faster without arrays."""
+    top: dict[tuple[str, Size], tuple[float, fitting.Fit]] = {}
     for f in options:
         h = f.hypothesis
         if h.kind == COIN or f.iou < decide.IOU_MIN:
             continue
-        if (h.kind, h.size) not in top or decide.cost(f) < decide.cost(top[(h.kind, h.size)]):
-            top[(h.kind, h.size)] = f
-    out = [(best.hypothesis.kind, best.hypothesis.size, np.asarray(best.params, float))]
-    for (kind, size), f in top.items():
-        p = np.asarray(f.params, float)
-        out.append((kind, size, p))
+        c = decide.cost(f)
+        if (h.kind, h.size) not in top or c < top[(h.kind, h.size)][0]:
+            top[(h.kind, h.size)] = (c, f)
+    out = [(best.hypothesis.kind, best.hypothesis.size, tuple(float(v) for v in best.params))]
+    for (kind, size), (_, f) in top.items():
+        x, y, angle = (float(v) for v in f.params)
+        out.append((kind, size, (x, y, angle)))
+        ux, uy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
         for other in Size:
             if other is size:
                 continue
             if kind == UPRIGHT:
-                out.append((UPRIGHT, other, p))
+                out.append((UPRIGHT, other, (x, y, angle)))
                 continue
-            a = np.radians(p[2])
-            u = np.array([np.cos(a), np.sin(a)])
+            shift = size.slant - other.slant
             for keep in (0.0, 1.0, 0.5):   # tail, nose, middle where they are
-                out.append((FLAT, other, np.array([*(p[:2] + keep * (size.slant - other.slant) * u), p[2]])))
+                out.append((FLAT, other, (x + keep * shift * ux, y + keep * shift * uy, angle)))
     turned = []
     for size in Size:
         first = next((p for k, z, p in out if k == UPRIGHT and z is size), None)
         if first is not None:
-            turned += [(UPRIGHT, size, first + [0.0, 0.0, turn]) for turn in UPRIGHT_TURNS]
+            turned += [(UPRIGHT, size, (first[0], first[1], first[2] + turn)) for turn in UPRIGHT_TURNS]
     return out + turned
 
 
-def _search(emap: EdgeMap, starts: list[tuple[str, Size, np.ndarray]], owner: np.ndarray,
+def _search(emap: EdgeMap, starts: list[tuple[str, Size, tuple[float, float, float]]], owner: np.ndarray,
             camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Refined params and edge scores of the starts (score -1: not searched from). Each
     owner's first start (its winner) is searched from, and of its other starts of each

@@ -19,7 +19,8 @@ winner's, another pose only at OTHER_POSE_RATIO (the ridges of an upright seen f
 hold a flat piece's outline), within the decisions' usual near tie of the outline cost; a
 size the outline fit did not try (its apparent area too far from the blob's) at
 UNFITTED_RATIO, and a smaller one of those only where the rest of the blob is shadow.
-The switched piece keeps the outline fit's IoU for its confidence.
+The switched piece keeps the outline fit's IoU; its confidence in the choice comes from
+the edges (EDGE_CONFIDENT).
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ OTHER_POSE_RATIO = 1.5
 # ... and a size the outline fit did not try (its apparent area too far from the blob's)
 # at this one.
 UNFITTED_RATIO = 1.5
+# A piece whose size or pose the edges changed is fully confident when its edges beat
+# the ratio it needed by this share; just past it, not at all.
+EDGE_CONFIDENT = 0.3
 
 
 @dataclass
@@ -261,9 +265,10 @@ def _rest_is_shadow(b, key: tuple[str, Size], params: np.ndarray, grid: TableGri
 
 
 def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[str, Size]],
-            score: np.ndarray, params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> int | None:
+            score: np.ndarray, params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> tuple[int, float] | None:
     """Which of a blob's searched starts (their size and pose `keys`, edge `score` and
-    refined `params`; the first is the winner's own) should replace the winner, if any."""
+    refined `params`; the first is the winner's own) should replace the winner, if any,
+    and by how much its edges beat the ratio it needed (0: just)."""
     mine = (best.hypothesis.kind, best.hypothesis.size)
     fitted = {(f.hypothesis.kind, f.hypothesis.size): decide.cost(f) for f in options
               if f.hypothesis.kind != COIN and f.iou >= decide.IOU_MIN}
@@ -275,7 +280,8 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[s
         ratio = EDGE_RATIO if key[0] == mine[0] else OTHER_POSE_RATIO
         if key in fitted and fitted[key] > decide.cost(best) + decide.RIDGE_SWAP_COST_MM:
             continue
-        if score[r] < (ratio if key in fitted else max(ratio, UNFITTED_RATIO)) * score[0]:
+        needed = (ratio if key in fitted else max(ratio, UNFITTED_RATIO)) * score[0]
+        if score[r] < needed:
             continue
         # A blob may lack faces: the piece may be a size the fit found too big to try. One
         # too small to try leaves much of the blob out, which must then be shadow (its
@@ -283,13 +289,17 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[s
         if key not in fitted and key[1].base <= best.hypothesis.size.base \
                 and not _rest_is_shadow(b, key, params[r], grid, camera):
             continue
-        return r
+        return r, float(score[r] / max(needed, 1e-9) - 1)
     return None
 
 
-def steps_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeMap, camera: np.ndarray) -> list:
+def steps_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeMap, camera: np.ndarray,
+                 full_gap: float) -> list:
     """`chosen` (blob, fit, gap) with each pyramid's size and pose decided again by its
-    edges (see the module's docstring); `all_options` are each entry's fitted options."""
+    edges (see the module's docstring); `all_options` are each entry's fitted options.
+    A piece the edges decide gets a gap (the pipeline's measure of how clear its choice
+    was; `full_gap` is full confidence) from how far its edges beat the ratio it needed:
+    full at EDGE_CONFIDENT beyond it."""
     starts, owner = [], []
     for i, ((_, best, _), options) in enumerate(zip(chosen, all_options)):
         if best.hypothesis.kind != COIN:
@@ -307,7 +317,8 @@ def steps_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeM
         pick = _better(b, best, all_options[i], [(starts[r][0], starts[r][1]) for r in rows], score[rows],
                        params[rows], emap.grid, camera)
         if pick is not None:
-            kind, size = starts[rows[pick]][:2]
-            out[i] = (b, fitting.Fit(fitting.Hypothesis(best.hypothesis.blob, kind, size), params[rows[pick]],
-                                     best.rms, best.iou), gap)
+            r, beyond = rows[pick[0]], pick[1]
+            kind, size = starts[r][:2]
+            out[i] = (b, fitting.Fit(fitting.Hypothesis(best.hypothesis.blob, kind, size), params[r], best.rms, best.iou),
+                      full_gap * min(beyond / EDGE_CONFIDENT, 1.0))
     return out

@@ -82,3 +82,15 @@ def test_a_smaller_flat_in_a_bigger_ones_nose_is_not_taken_for_it():
     state = real_detector().detect(image).state
     near = [p for p in state.pieces if p.color.value == "green" and math.dist(p.position, (398, 313)) < 8]
     assert [(p.size, p.pose) for p in near] == [(Size.LARGE, Pose.FLAT)]
+
+
+def test_a_choice_the_edges_make_just_past_their_ratio_is_not_confident():
+    from vision import fit as fitting
+    best = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.LARGE), np.array([0.0, 0.0, 0.0]), 1.0, 0.8)
+    rival = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), np.array([0.0, 0.0, 0.0]), 1.2, 0.8)
+    keys = [(FLAT, Size.LARGE), (FLAT, Size.MEDIUM)]
+    params = np.zeros((2, 3))
+    for rival_score, margin in ((0.125, 0.125 / 0.12 - 1), (0.2, 0.2 / 0.12 - 1)):
+        pick = edges._better(None, best, [best, rival], keys, np.array([0.1, rival_score]), params, GRID, CAMERA)
+        assert pick[0] == 1 and pick[1] == pytest.approx(margin)
+    assert edges._better(None, best, [best, rival], keys, np.array([0.1, 0.11]), params, GRID, CAMERA) is None

@@ -13,16 +13,12 @@ import pytest
 
 from domain import Color
 from vision.evaluate import Score
-from vision.pipeline import Detector
-
 from vision.scenes import rendered
+
+from seeded import detect
 
 HELD_OUT = range(9000, 9010)
 ALL_COLOURS = tuple(c.value for c in Color)
-
-
-def detect(r):
-    return Detector(r.spec.layout, r.intrinsics).detect(r.image).state
 
 
 @pytest.fixture(scope="module")

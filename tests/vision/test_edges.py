@@ -8,10 +8,12 @@ import pytest
 
 from domain import Pose, Size
 from vision import edges
+from vision import fit as fitting
 from vision.geometry import FLAT, UPRIGHT, hypothesis_faces
-from vision.pipeline import Detector
 from vision.rectify import TableGrid
 from vision.scenes import rendered
+
+from seeded import assert_read_as, detect
 
 GRID = TableGrid(0.0, 0.0, 1.0, 200, 200)
 CAMERA = np.array([60.0, 40.0, 950.0])   # up and to one side: the apex leans away
@@ -65,18 +67,13 @@ def test_bare_table_has_no_edges():
     (9207, (390.1, 288.8), "blue", Size.SMALL, Pose.UPRIGHT),
 ])
 def test_seeded_pieces_the_outline_fit_got_a_size_wrong(seed, where, colour, size, pose):
-    r = rendered(seed)
-    state = Detector(r.spec.layout, r.intrinsics).detect(r.image).state
-    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
-    assert math.dist(p.position, where) < 3.0
-    assert (p.color.value, p.size, p.pose) == (colour, size, pose)
+    assert_read_as(detect(rendered(seed)), where, 3.0, colour, size, pose)
 
 
 def test_a_smaller_flat_in_a_bigger_ones_nose_is_not_taken_for_it():
     # demo footage frame 28: the edges of a small flat laid in a green large flat's nose
     # lie on the large one's sides, 1.5 times as strong as its whole outline's; but the
     # blob is far too big for a small piece (the fit did not even try one)
-    import cv2
     from server.startup import DEMO_FOOTAGE, real_detector
     image = cv2.imread(f"{DEMO_FOOTAGE}/frames/0028.jpg")
     state = real_detector().detect(image).state
@@ -85,7 +82,6 @@ def test_a_smaller_flat_in_a_bigger_ones_nose_is_not_taken_for_it():
 
 
 def test_a_choice_the_edges_make_just_past_their_ratio_is_not_confident():
-    from vision import fit as fitting
     best = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.LARGE), np.array([0.0, 0.0, 0.0]), 1.0, 0.8)
     rival = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), np.array([0.0, 0.0, 0.0]), 1.2, 0.8)
     keys = [(FLAT, Size.LARGE), (FLAT, Size.MEDIUM)]

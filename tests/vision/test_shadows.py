@@ -3,20 +3,9 @@
 import math
 
 from domain import Pose, Size
-from vision.pipeline import Detector
 from vision.scenes import rendered
 
-
-def detect(r):
-    return Detector(r.spec.layout, r.intrinsics).detect(r.image).state
-
-
-def assert_read_as(state, where, within_mm, colour, size, pose):
-    """The piece detected nearest `where` (table mm) is within `within_mm` of it and is
-    read as `colour`, `size`, `pose`."""
-    p = min(state.pieces, key=lambda p: math.dist(p.position, where))
-    assert math.dist(p.position, where) < within_mm
-    assert (p.color.value, p.size, p.pose) == (colour, size, pose)
+from seeded import assert_read_as, detect
 
 
 def test_a_small_upright_mirroring_the_lamps_is_not_a_penny():

@@ -124,6 +124,13 @@ class _Rows:
                      for k in (0, 1)]
         self.camera, self.emap = camera.astype(np.float32), emap
 
+    def take(self, idx: np.ndarray) -> "_Rows":
+        """These rows only (their geometry is not built again)."""
+        out = object.__new__(_Rows)
+        out.ends = [(off[idx], scale[idx]) for off, scale in self.ends]
+        out.camera, out.emap = self.camera, self.emap
+        return out
+
     def scores(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
         """Edge scores at params (N·repeat × 3, each row's poses together)."""
         p = params.astype(np.float32)
@@ -176,7 +183,11 @@ def refine(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) 
     coordinate ascent, steps halved each round. Returns (params N×3, scores N)."""
     rows = _Rows(kinds, sizes, camera, emap)
     params = np.array(params, float)
-    best = rows.scores(params)
+    return _ascend(rows, params, rows.scores(params))
+
+
+def _ascend(rows: _Rows, params: np.ndarray, best: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`refine` of rows already scored (`best`) at `params`, which it moves in place."""
     n = len(params)
     step = np.array([STEP_MM, STEP_MM, STEP_DEG])
     for _ in range(ROUNDS):
@@ -235,7 +246,8 @@ def _search(emap: EdgeMap, starts: list[tuple[str, Size, tuple[float, float, flo
     size and pose the STARTS_REFINED whose edges already lie best."""
     kinds, sizes = [s[0] for s in starts], [s[1] for s in starts]
     params = np.array([s[2] for s in starts], float)
-    first = scores(emap, kinds, sizes, params, camera)
+    rows_all = _Rows(kinds, sizes, camera, emap)
+    first = rows_all.scores(params)
     keep = np.zeros(len(starts), bool)
     keep[np.r_[0, np.flatnonzero(owner[1:] != owner[:-1]) + 1]] = True
     groups: dict[tuple, list[int]] = {}
@@ -245,7 +257,7 @@ def _search(emap: EdgeMap, starts: list[tuple[str, Size, tuple[float, float, flo
         keep[sorted(rows, key=lambda r: -first[r])[:STARTS_REFINED]] = True
     idx = np.flatnonzero(keep)
     score = np.full(len(starts), -1.0)
-    params[idx], score[idx] = refine(emap, [kinds[r] for r in idx], [sizes[r] for r in idx], params[idx], camera)
+    params[idx], score[idx] = _ascend(rows_all.take(idx), params[idx], first[idx])
     return params, score
 
 

@@ -13,12 +13,14 @@ A hypothesis's edge score is the mean, over points along its apparent edges (an
 upright's four base edges and four ridges, a flat piece's eight edges), of the strength
 of the picture's log-colour gradient across the edge. Each hypothesis is first moved
 (x, y, angle) to where its edges lie best (`refine`), from the outline fit's poses and
-from the other sizes laid where those lie. The decision (`steps_decide`) then takes
-another size of the same pose when its edges are EDGE_RATIO times stronger than the
-winner's, another pose only at OTHER_POSE_RATIO (the ridges of an upright seen from above
-hold a flat piece's outline), within the decisions' usual near tie of the outline cost; a
-size the outline fit did not try (its apparent area too far from the blob's) at
-UNFITTED_RATIO, and a smaller one of those only where the rest of the blob is shadow.
+from the other sizes laid where those lie (a bigger upright also with the blob in its
+corner or at its side: a blob of a piece's lit faces only is off its centre). The
+decision (`steps_decide`) then takes another size of the same pose when its edges are
+EDGE_RATIO times stronger than the winner's, another pose only at OTHER_POSE_RATIO
+(the ridges of an upright seen from above hold a flat piece's outline), within the
+decisions' usual near tie of the outline cost; a size the outline fit did not try (its
+apparent area too far from the blob's) at UNFITTED_RATIO, and a smaller one of those only
+where the rest of the blob is shadow.
 The switched piece keeps the outline fit's IoU; its confidence in the choice comes from
 the edges (EDGE_CONFIDENT).
 """
@@ -114,11 +116,13 @@ class _Rows:
     """Hypothesis rows (kind and size fixed) whose edge scores are asked at many poses."""
 
     def __init__(self, kinds, sizes, camera: np.ndarray, emap: EdgeMap):
-        geo = [_geometry(k, s) for k, s in zip(kinds, sizes)]
-        offsets = np.array([g[0] for g in geo])                                       # N×5×2
-        scale = camera[2] / (camera[2] - np.array([g[1] for g in geo]))                # N×5
-        pairs = np.array([g[2] for g in geo])                                          # N×E×2
-        rows = np.arange(len(geo))[:, None]
+        keys: dict[tuple[str, Size], int] = {}
+        which = np.array([keys.setdefault(key, len(keys)) for key in zip(kinds, sizes)])
+        geo = [_geometry(*key) for key in keys]
+        offsets = np.array([g[0] for g in geo])[which]                                 # N×5×2
+        scale = (camera[2] / (camera[2] - np.array([g[1] for g in geo])))[which]       # N×5
+        pairs = np.array([g[2] for g in geo])[which]                                   # N×E×2
+        rows = np.arange(len(which))[:, None]
         # each edge's ends: their offsets in the piece's frame and their lift's scale
         self.ends = [(offsets[rows, pairs[..., k]].astype(np.float32), scale[rows, pairs[..., k]].astype(np.float32))
                      for k in (0, 1)]
@@ -206,8 +210,9 @@ def _ascend(rows: _Rows, params: np.ndarray, best: np.ndarray) -> tuple[np.ndarr
 
 def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Size, tuple[float, float, float]]]:
     """Where to search each size and pose from: the cheapest fit of each, the other sizes
-    laid where it lies (an upright about the same centre; a flat piece by its tail, its
-    nose or its middle), the winner itself first, and uprights turned (UPRIGHT_TURNS).
+    laid where it lies (an upright about the same centre, a bigger one also with the fit
+    in any corner or at any side of it; a flat piece by its tail, its nose or its middle),
+    the winner itself first, and uprights turned (UPRIGHT_TURNS).
     Poses as plain (x, y, angle) tuples: a few dozen a blob, made faster without arrays."""
     top: dict[tuple[str, Size], tuple[float, fitting.Fit]] = {}
     for f in options:
@@ -227,6 +232,7 @@ def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Si
                 continue
             if kind == UPRIGHT:
                 out.append((UPRIGHT, other, (x, y, angle)))
+                out += _around(other, x, y, angle, (other.base - size.base) / 2)
                 continue
             shift = size.slant - other.slant
             for keep in (0.0, 1.0, 0.5):   # tail, nose, middle where they are
@@ -237,6 +243,25 @@ def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Si
         if first is not None:
             turned += [(UPRIGHT, size, (first[0], first[1], first[2] + turn)) for turn in UPRIGHT_TURNS]
     return out + turned
+
+
+# Unit steps to a square's corners and the middles of its sides, in its own frame.
+_CORNERS_AND_SIDES = ((1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def _around(size: Size, x: float, y: float, angle: float, grow: float) -> list[tuple[str, Size, tuple[float, float, float]]]:
+    """A bigger upright (by `grow` mm each way) holding a smaller one's fit at (x, y,
+    angle) in any corner or at any side, at that angle and turned: a blob of only the lit
+    faces is the corner or side of the piece, whose centre is then off the blob's."""
+    if grow <= 0:
+        return []
+    out = []
+    for turn in (0.0,) + UPRIGHT_TURNS:
+        a = math.radians(angle + turn)
+        ux, uy = math.cos(a), math.sin(a)
+        out += [(UPRIGHT, size, (x + grow * (i * ux - j * uy), y + grow * (i * uy + j * ux), angle + turn))
+                for i, j in _CORNERS_AND_SIDES]
+    return out
 
 
 def _search(emap: EdgeMap, starts: list[tuple[str, Size, tuple[float, float, float]]], owner: np.ndarray,

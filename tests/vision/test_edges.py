@@ -65,6 +65,8 @@ def test_bare_table_has_no_edges():
     # a small upright whose blob, with a mirroring face, looked a size bigger
     (9219, (159.1, 390.0), "yellow", Size.SMALL, Pose.UPRIGHT),
     (9207, (390.1, 288.8), "blue", Size.SMALL, Pose.UPRIGHT),
+    # a large upright whose blob held only its lit side: its centre is off the blob's
+    (9224, (488.3, 422.4), "green", Size.LARGE, Pose.UPRIGHT),
 ])
 def test_seeded_pieces_the_outline_fit_got_a_size_wrong(seed, where, colour, size, pose):
     assert_read_as(detect(rendered(seed)), where, 3.0, colour, size, pose)

@@ -103,3 +103,20 @@ def test_a_choice_the_edges_make_just_past_their_ratio_is_not_confident():
         pick = edges._better(None, best, [best, rival], keys, np.array([0.1, rival_score]), params, GRID, CAMERA)
         assert pick[0] == 1 and pick[1] == pytest.approx(margin)
     assert edges._better(None, best, [best, rival], keys, np.array([0.1, 0.11]), params, GRID, CAMERA) is None
+
+
+def test_a_bigger_upright_needs_its_added_faces_dark():
+    # a blob of a large upright's two lit faces (its +x half): the large piece is only as
+    # likely as its edges say when the half the blob left out is darker than the table
+    from types import SimpleNamespace
+    from vision import decide
+    large = np.array([100.0, 100.0, 0.0])
+    origin = np.array([60, 60])
+    full = decide._model_mask(fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), large, 0.0, 0.0), (80, 80),
+                              GRID.to_mm(origin[None])[0] - 0.5 * GRID.res, GRID.res, CAMERA)
+    lit = full.copy()
+    lit[:, :40] = False
+    for rest, dark in ((-0.6, True), (0.0, False)):
+        lum = np.where(lit, -0.1, rest).astype(np.float32)
+        blob = SimpleNamespace(origin_px=origin, part=SimpleNamespace(mask=lit.astype(np.uint8) * 255), lum=lum)
+        assert edges._added_is_dark(blob, (UPRIGHT, Size.LARGE), large, GRID, CAMERA) is dark

@@ -20,8 +20,9 @@ EDGE_RATIO times stronger than the winner's, another pose only at OTHER_POSE_RAT
 (the ridges of an upright seen from above hold a flat piece's outline), within the
 decisions' usual near tie of the outline cost; a size the outline fit did not try (its
 apparent area too far from the blob's) at UNFITTED_RATIO, a smaller one of those only
-where the rest of the blob is shadow, and a bigger upright at the usual ratio where what
-it adds to the blob is darker than the table (its shaded faces, left out as shadow).
+where the rest of the blob is shadow. An upright whose faces beyond the blob are darker
+than the table (shaded faces the blob left out as shadow) needs only EDGE_RATIO, tried
+or not, and whatever the winner's pose.
 The switched piece keeps the outline fit's IoU; its confidence in the choice comes from
 the edges (EDGE_CONFIDENT).
 """
@@ -331,11 +332,14 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[s
         if keys[r] != mine and (keys[r] not in top or score[r] > score[top[keys[r]]]):
             top[keys[r]] = r
     for key, r in sorted(top.items(), key=lambda kv: -score[kv[1]]):
-        ratio = EDGE_RATIO if key[0] == mine[0] else OTHER_POSE_RATIO
-        if key in fitted and fitted[key] > decide.cost(best) + decide.RIDGE_SWAP_COST_MM:
+        if key in fitted and fitted[key] > decide.cost(best) + decide.RIDGE_SWAP_COST_MM \
+                or score[r] < EDGE_RATIO * score[0]:   # the least any rival needs
             continue
-        if key not in fitted and not (key[0] == mine[0] == UPRIGHT and key[1].base > mine[1].base
-                                      and _added_is_dark(b, key, params[r], grid, camera)):
+        # an upright whose faces beyond the blob are darker than the table (where a flat
+        # piece or a smaller upright would leave table) is as likely as its edges say
+        dark_upright = key[0] == UPRIGHT and _added_is_dark(b, key, params[r], grid, camera)
+        ratio = EDGE_RATIO if key[0] == mine[0] or dark_upright else OTHER_POSE_RATIO
+        if key not in fitted and not (dark_upright and mine[0] == UPRIGHT and key[1].base > mine[1].base):
             ratio = max(ratio, UNFITTED_RATIO)
         needed = ratio * score[0]
         if score[r] < needed:

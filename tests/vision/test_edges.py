@@ -105,18 +105,36 @@ def test_a_choice_the_edges_make_just_past_their_ratio_is_not_confident():
     assert edges._better(None, best, [best, rival], keys, np.array([0.1, 0.11]), params, GRID, CAMERA) is None
 
 
-def test_a_bigger_upright_needs_its_added_faces_dark():
-    # a blob of a large upright's two lit faces (its +x half): the large piece is only as
-    # likely as its edges say when the half the blob left out is darker than the table
+LARGE_AT = np.array([100.0, 100.0, 0.0])
+
+
+def half_lit_blob(rest_lum):
+    """A blob of a large upright's two lit faces (its +x half) at LARGE_AT, the rest of
+    its box `rest_lum` darker than the table (log)."""
     from types import SimpleNamespace
     from vision import decide
-    large = np.array([100.0, 100.0, 0.0])
     origin = np.array([60, 60])
-    full = decide._model_mask(fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), large, 0.0, 0.0), (80, 80),
+    full = decide._model_mask(fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), LARGE_AT, 0.0, 0.0), (80, 80),
                               GRID.to_mm(origin[None])[0] - 0.5 * GRID.res, GRID.res, CAMERA)
     lit = full.copy()
     lit[:, :40] = False
+    lum = np.where(lit, -0.1, rest_lum).astype(np.float32)
+    return SimpleNamespace(origin_px=origin, part=SimpleNamespace(mask=lit.astype(np.uint8) * 255), lum=lum)
+
+
+def test_a_bigger_upright_needs_its_added_faces_dark():
+    # the large piece is only as likely as its edges say when the half the blob left out
+    # is darker than the table
     for rest, dark in ((-0.6, True), (0.0, False)):
-        lum = np.where(lit, -0.1, rest).astype(np.float32)
-        blob = SimpleNamespace(origin_px=origin, part=SimpleNamespace(mask=lit.astype(np.uint8) * 255), lum=lum)
-        assert edges._added_is_dark(blob, (UPRIGHT, Size.LARGE), large, GRID, CAMERA) is dark
+        assert edges._added_is_dark(half_lit_blob(rest), (UPRIGHT, Size.LARGE), LARGE_AT, GRID, CAMERA) is dark
+
+
+def test_an_upright_adding_dark_faces_beats_a_flat_at_the_size_ratio():
+    flat = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.SMALL), np.array([105.0, 110.0, 270.0]), 1.0, 0.8)
+    upright = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), LARGE_AT, 1.2, 0.8)
+    keys = [(FLAT, Size.SMALL), (UPRIGHT, Size.LARGE)]
+    params = np.array([flat.params, LARGE_AT])
+    score = np.array([0.1, 0.1 * (edges.EDGE_RATIO + edges.OTHER_POSE_RATIO) / 2])
+    for rest, switched in ((-0.6, True), (0.0, False)):
+        pick = edges._better(half_lit_blob(rest), flat, [flat, upright], keys, score, params, GRID, CAMERA)
+        assert (pick is not None and pick[0] == 1) is switched

@@ -301,6 +301,8 @@ class Detector:
                 coins.append(Coin(cid, h.coin, (float(best.params[0]), float(best.params[1])), conf))  # type: ignore[arg-type]
                 decided.append(PieceFit(cid, h.coin.value, best, 0.0, conf))  # type: ignore[union-attr]
                 continue
+            if b.dark and name == "clear":
+                continue   # a dark, hueless blob that looks like table through clear plastic is table
             colour_conf = float(np.clip(margin / COLOUR_MARGIN_CONFIDENT, 0, 1))
             conf = round(min(fit_conf, pose_conf, colour_conf), 3)
             placed.append((to_piece("", name, h.kind, h.size, best.params, conf), best, float(margin)))  # type: ignore[arg-type]

@@ -14,11 +14,13 @@ upright's four base edges and four ridges, a flat piece's eight edges), of the s
 of the picture's log-colour gradient across the edge. Each hypothesis is first moved
 (x, y, angle) to where its edges lie best (`refine`), from the outline fit's poses and
 from the other sizes laid where those lie (a bigger upright also with the blob in its
-corner or at its side: a blob of a piece's lit faces only is off its centre). The
+corner or at its side: a blob of a piece's lit faces only is off its centre; an upright
+at a flat fit's tail: an upright and its shadow make a flat-shaped blob). The
 decision (`steps_decide`) then takes another size of the same pose when its edges are
 EDGE_RATIO times stronger than the winner's, another pose only at OTHER_POSE_RATIO
 (the ridges of an upright seen from above hold a flat piece's outline), within the
-decisions' usual near tie of the outline cost; a size the outline fit did not try (its
+decisions' usual near tie of the outline cost (an upright beyond which the blob holds
+only tinted shadow, whatever its outline cost); a size the outline fit did not try (its
 apparent area too far from the blob's) at UNFITTED_RATIO, a smaller one of those only
 where the rest of the blob is shadow. An upright whose faces beyond the blob are darker
 than the table (shaded faces the blob left out as shadow) needs only EDGE_RATIO, tried
@@ -217,8 +219,9 @@ def _ascend(rows: _Rows, params: np.ndarray, best: np.ndarray) -> tuple[np.ndarr
 def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Size, tuple[float, float, float]]]:
     """Where to search each size and pose from: the cheapest fit of each, the other sizes
     laid where it lies (an upright about the same centre, a bigger one also with the fit
-    in any corner or at any side of it; a flat piece by its tail, its nose or its middle),
-    the winner itself first, and uprights turned (UPRIGHT_TURNS).
+    in any corner or at any side of it; a flat piece by its tail, its nose or its middle;
+    an upright with its back edge on a flat fit's tail), the winner itself first, and
+    uprights turned (UPRIGHT_TURNS).
     Poses as plain (x, y, angle) tuples: a few dozen a blob, made faster without arrays."""
     top: dict[tuple[str, Size], tuple[float, fitting.Fit]] = {}
     for f in options:
@@ -243,6 +246,10 @@ def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Si
             shift = size.slant - other.slant
             for keep in (0.0, 1.0, 0.5):   # tail, nose, middle where they are
                 out.append((FLAT, other, (x + keep * shift * ux, y + keep * shift * uy, angle)))
+        if kind == FLAT:   # an upright at the tail, its shadow taken for the rest of a flat piece
+            for other in Size:
+                half = other.base / 2
+                out += [(UPRIGHT, other, (x + half * ux, y + half * uy, angle + turn)) for turn in (0.0,) + UPRIGHT_TURNS]
     turned = []
     for size in Size:
         first = next((p for k, z, p in out if k == UPRIGHT and z is size), None)
@@ -332,8 +339,12 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[s
         if keys[r] != mine and (keys[r] not in top or score[r] > score[top[keys[r]]]):
             top[keys[r]] = r
     for key, r in sorted(top.items(), key=lambda kv: -score[kv[1]]):
+        if score[r] < EDGE_RATIO * score[0]:   # the least any rival needs
+            continue
+        # a rival whose outline fits far worse is out, unless it is an upright beside which
+        # the blob holds only tinted shadow (the outline fit took it for a flat piece's nose)
         if key in fitted and fitted[key] > decide.cost(best) + decide.RIDGE_SWAP_COST_MM \
-                or score[r] < EDGE_RATIO * score[0]:   # the least any rival needs
+                and not (key[0] == UPRIGHT and mine[0] == FLAT and _rest_is_shadow(b, key, params[r], grid, camera)):
             continue
         # an upright whose faces beyond the blob are darker than the table (where a flat
         # piece or a smaller upright would leave table) is as likely as its edges say

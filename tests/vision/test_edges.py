@@ -73,6 +73,17 @@ def test_seeded_pieces_the_outline_fit_got_a_size_wrong(seed, where, colour, siz
 
 
 @pytest.mark.parametrize("seed, where, colour, size, pose", [
+    (9005, (134.0, 446.2), "red", Size.SMALL, Pose.UPRIGHT),
+    (9003, (311.6, 248.6), "blue", Size.MEDIUM, Pose.UPRIGHT),
+])
+def test_an_upright_with_its_tinted_shadow_is_not_a_flat(seed, where, colour, size, pose):
+    # the blob is the upright and its shadow, shaped like a flat piece from the upright's
+    # back to the shadow's tip: its outline fits the flat far better, but the upright's
+    # ridges are 1.5 times stronger than the flat's edges and the rest is tinted shadow
+    assert_read_as(detect(rendered(seed)), where, 3.0, colour, size, pose)
+
+
+@pytest.mark.parametrize("seed, where, colour, size, pose", [
     # green on green felt: the outline fit took a large upright for a flat and a flat
     # for an upright; the other pose's edges are 1.35-1.5 times stronger
     (9223, (102.3, 209.3), "green", Size.LARGE, Pose.UPRIGHT),

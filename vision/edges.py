@@ -74,6 +74,11 @@ OTHER_POSE_RATIO = 1.35
 # 59 path-traced scenes: 8 uprights a size too small fixed at EDGE_RATIO, none broken;
 # over bare table, a small upright beside others was taken for a large one).
 UNFITTED_RATIO = 1.5
+# A dark, hueless candidate touching a piece is the piece's shadow unless it is an upright
+# whose edges step at least this strongly (measured: the dark uprights dropped as shadows
+# that were real pieces scored 0.17-0.45, those that were not 0.11-0.17; shadows, soft
+# and without ridges, are mostly fitted as flat pieces).
+DARK_PIECE_EDGES = 0.2
 # A piece whose size or pose the edges changed is fully confident when its edges beat
 # the ratio it needed by this share; just past it, not at all.
 EDGE_CONFIDENT = 0.3
@@ -394,3 +399,15 @@ def steps_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeM
             out[i] = (b, fitting.Fit(fitting.Hypothesis(best.hypothesis.blob, kind, size), params[r], best.rms, best.iou),
                       full_gap * min(beyond / EDGE_CONFIDENT, 1.0))
     return out
+
+
+def ridged_dark(chosen: list, emap: EdgeMap, camera: np.ndarray) -> set[int]:
+    """Indices of the dark candidates in `chosen` (blob, fit, gap) fitted as uprights
+    whose edges score at least DARK_PIECE_EDGES: pyramids, not shadows."""
+    rows = [k for k, (b, best, _) in enumerate(chosen) if b.dark and best.hypothesis.kind == UPRIGHT]
+    if not rows:
+        return set()
+    fits = [chosen[k][1] for k in rows]
+    score = scores(emap, [f.hypothesis.kind for f in fits], [f.hypothesis.size for f in fits],
+                   np.array([f.params for f in fits]), camera)
+    return {k for k, v in zip(rows, score) if v >= DARK_PIECE_EDGES}

@@ -280,9 +280,9 @@ class Detector:
             chosen_options.append(options)
         # each blob's box has CROP_MARGIN_MM to spare around it: room for every hypothesis
         boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]
-        chosen = edges.steps_decide(chosen, chosen_options, edges.edge_map(table_bgr, self.grid, boxes), camera,
-                                    COST_GAP_CONFIDENT)
-        chosen = shadows.without_shadows(chosen, camera)
+        emap = edges.edge_map(table_bgr, self.grid, boxes)
+        chosen = edges.steps_decide(chosen, chosen_options, emap, camera, COST_GAP_CONFIDENT)
+        chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera))
         chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
         chosen = self._refine_flats(chosen, camera, direction)
         # reading order (top to bottom, then left to right) gives stable ids

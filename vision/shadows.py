@@ -270,19 +270,21 @@ def stands_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid:
 
 
 
-def without_shadows(chosen: list, camera: np.ndarray) -> list:
+def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozenset()) -> list:
     """Drop dark candidates touching a coloured piece: every shadow on the table touches
-    the piece that casts it; black plastic touching a piece is lost with them. But a
-    shadow lies beside its piece, never around it: a dark candidate best explained by an
-    upright piece whose silhouette holds one coloured piece's (ENCLOSED_SHARE of it) is
-    that piece, seen by faces that pass its light with little hue left (the hue only
-    where the lamp comes through them): its model, the coloured blob's colour. (A dark
-    blob explained by a flat piece may be only some faces of an upright: no such help.)"""
+    the piece that casts it; black plastic touching a piece is lost with them, unless its
+    index is in `ridged` (an upright whose edges step as a pyramid's do, which a shadow's
+    soft outline does not). But a shadow lies beside its piece, never around it: a dark
+    candidate best explained by an upright piece whose silhouette holds one coloured
+    piece's (ENCLOSED_SHARE of it) is that piece, seen by faces that pass its light with
+    little hue left (the hue only where the lamp comes through them): its model, the
+    coloured blob's colour. (A dark blob explained by a flat piece may be only some faces
+    of an upright: no such help.)"""
     lit = [(k, _outline(best, camera)) for k, (b, best, _) in enumerate(chosen) if not b.dark]
     out = list(chosen)
     dropped = set()
     for j, c in enumerate(chosen):
-        if not c[0].dark:
+        if not c[0].dark or j in ridged:
             continue
         mine = _outline(c[1], camera)
         near = [(k, o) for k, o in lit if mine.distance(o) <= SHADOW_TOUCH_MM]

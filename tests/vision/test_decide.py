@@ -35,6 +35,13 @@ def test_a_dark_candidate_beside_or_only_partly_explained_is_a_shadow():
         assert len(out) == 1 and out[0] is lit
 
 
+
+def test_a_dark_upright_with_a_pyramids_edges_touching_a_piece_is_kept():
+    lit = entry(False, UPRIGHT, Size.SMALL, (100.0, 100.0, 10.0))
+    beside = entry(True, UPRIGHT, Size.LARGE, (120.0, 100.0, 10.0))
+    assert without_shadows([lit, beside], CAMERA, ridged={1}) == [lit, beside]
+
+
 ABOVE = np.array([60.0, 60.0, 900.0])   # the camera nearly over the piece: its ridges inside its outline
 
 

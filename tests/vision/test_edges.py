@@ -19,12 +19,12 @@ GRID = TableGrid(0.0, 0.0, 1.0, 200, 200)
 CAMERA = np.array([60.0, 40.0, 950.0])   # up and to one side: the apex leans away
 
 
-def drawn(kind, size, params, table=(120, 140, 160)):
+def drawn(kind, size, params, table=(120, 140, 160),
+          colours=((40, 90, 200), (60, 120, 230), (30, 70, 160), (50, 110, 210), (45, 100, 190))):
     """A rectified picture of one pyramid: each apparent face its own colour, painted back
     to front by height so nearer faces cover farther ones, on a plain table."""
     image = np.full((GRID.height, GRID.width, 3), table, np.uint8)
     faces = hypothesis_faces(np.array([params], float), [kind], [size], CAMERA)[0]
-    colours = [(40, 90, 200), (60, 120, 230), (30, 70, 160), (50, 110, 210), (45, 100, 190)]
     for face, colour in zip(faces, colours):
         px = np.round(GRID.to_px(face) * 16).astype(np.int32)
         cv2.fillConvexPoly(image, px, colour, cv2.LINE_AA, 4)
@@ -149,3 +149,19 @@ def test_an_upright_adding_dark_faces_beats_a_flat_at_the_size_ratio():
     for rest, switched in ((-0.6, True), (0.0, False)):
         pick = edges._better(half_lit_blob(rest), flat, [flat, upright], keys, score, params, GRID, CAMERA)
         assert (pick is not None and pick[0] == 1) is switched
+
+
+def test_a_dark_upright_with_ridges_is_a_piece_a_soft_dark_patch_is_not():
+    from types import SimpleNamespace
+    at = np.array([100.0, 100.0, 20.0])
+    fit = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.MEDIUM), at, 1.0, 0.8)
+    dark = (SimpleNamespace(dark=True), fit, 0.5)
+    lit = (SimpleNamespace(dark=False), fit, 0.5)
+    # path-traced green uprights: grey faces, from near black to half the table's light
+    pyramid = drawn(UPRIGHT, Size.MEDIUM, at, colours=((25, 30, 25), (60, 70, 60), (35, 40, 35), (80, 90, 80)))
+    assert edges.ridged_dark([lit, dark], edge_map(pyramid), CAMERA) == {1}
+    # a shadow: as dark, no ridges, a soft outline
+    patch = np.full((GRID.height, GRID.width, 3), (120, 140, 160), np.uint8)
+    cv2.circle(patch, (100, 100), 11, (60, 70, 80), -1)
+    patch = cv2.GaussianBlur(patch, (0, 0), 3.0)
+    assert edges.ridged_dark([lit, dark], edge_map(patch), CAMERA) == set()

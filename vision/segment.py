@@ -58,6 +58,9 @@ PIECE_MIN_MM2 = 200.0
 # least this share of both: the faces towards the lamp are about half a pyramid's
 # footprint; a dark rest much bigger than them is the piece's shadow as well.
 FACES_SHARE_MIN = 0.4
+# ... unless the dark candidate surrounds it: this share of the ring just outside it is
+# dark candidate (a piece's apex or lit faces inside its darkened rest).
+ENCLOSED_RING = 0.8
 # Brighter than the table by more than its own brightness texture: white plastic,
 # specular highlights, light piped through coloured plastic (green on green felt). The
 # threshold is NOISE_FACTOR times the table's robust brightness spread, kept between
@@ -237,7 +240,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
         # together at least a piece's footprint, or they are no piece's two halves
         union = np.count_nonzero(region | faces)
         whole = j in absorbed and union >= PIECE_MIN_MM2 / filler.res ** 2 \
-            and np.count_nonzero(faces) >= FACES_SHARE_MIN * union
+            and (np.count_nonzero(faces) >= FACES_SHARE_MIN * union or _enclosed(faces, region))
         if not whole and overlap_small[j] >= BLACK_OVERLAP_MAX * area:
             continue
         lb, sc, lm = labels[crop], score[crop], lum[crop]
@@ -357,3 +360,11 @@ def blob_masks(fg: Foreground, margin: int, dark: bool = False) -> list[tuple[np
         x1, y1 = min(width, x + w + margin), min(height, y + h + margin)
         out.append(((fg.labels[y0:y1, x0:x1] == i).astype(np.uint8) * 255, (x0, y0, x1 - x0, y1 - y0)))
     return out
+
+
+def _enclosed(faces: np.ndarray, region: np.ndarray) -> bool:
+    """Does `region` surround `faces` (ENCLOSED_RING of the ring just outside them)? A
+    piece's lit faces or apex inside its darkened rest; a shadow lies beside its piece."""
+    ring = cv2.dilate(faces.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    ring &= ~faces
+    return bool(ring.any() and np.count_nonzero(ring & region) >= ENCLOSED_RING * np.count_nonzero(ring))

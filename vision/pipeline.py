@@ -316,18 +316,19 @@ class Detector:
 
 def one_per_place(pieces: list[Piece]) -> list[int]:
     """Indices of the pieces to keep, in order: of two whose footprints overlap by more
-    than SAME_PLACE_SHARE of the smaller, only the more confident (two blobs of one piece
-    that the edges have moved onto it; real pieces cannot overlap, and a nest is one piece).
+    than SAME_PLACE_SHARE of the smaller, only one (two blobs of one piece that the edges
+    have moved onto it; real pieces cannot overlap, and a nest is one piece): the bigger,
+    which takes in both blobs (a smaller one is a fragment of it), else the more confident.
 
     >>> from domain import Size
-    >>> a = Piece.upright("", "red", Size.LARGE, (100.0, 100.0), 0.0, 0.6)
-    >>> b = Piece.upright("", "red", Size.SMALL, (104.0, 100.0), 10.0, 0.3)
+    >>> a = Piece.upright("", "red", Size.LARGE, (100.0, 100.0), 0.0, 0.3)
+    >>> b = Piece.upright("", "red", Size.SMALL, (104.0, 100.0), 10.0, 0.6)
     >>> c = Piece.upright("", "red", Size.SMALL, (125.0, 100.0), 0.0, 0.9)
     >>> one_per_place([a, b, c])
     [0, 2]
     """
     polygons = [Polygon(p.footprint()) for p in pieces]
-    order = sorted(range(len(pieces)), key=lambda i: -pieces[i].confidence)
+    order = sorted(range(len(pieces)), key=lambda i: (-round(polygons[i].area), -pieces[i].confidence))
     kept: list[int] = []
     for i in order:
         if all(polygons[i].intersection(polygons[k]).area

@@ -79,6 +79,11 @@ def test_two_blobs_moved_onto_one_piece_are_reported_once():
     again = Piece.upright("", "red", Size.LARGE, (251.5, 477.0), 31.0, 0.08)
     flat_in_it = Piece.flat("", "red", Size.SMALL, (242.0, 478.0), 0.0, 0.2)
     assert one_per_place([again, piece, flat_in_it]) == [1]
+    # held-out 9600: a green medium flat, its tail also seen as a small upright, more
+    # confidently: the bigger piece takes in both blobs
+    flat = Piece.flat("", "green", Size.MEDIUM, (624.0, 386.0), 132.8, 0.11)
+    tail = Piece.upright("", "green", Size.SMALL, (621.0, 395.0), 10.0, 0.2)
+    assert one_per_place([flat, tail]) == [0]
 
 
 def test_pieces_pressed_together_are_all_kept():

@@ -36,7 +36,7 @@ from vision import heading
 from vision.geometry import COIN, FLAT, to_piece
 from vision.rectify import Rectifier, TableGrid
 from vision.parts import Part, refine
-from vision.segment import (MIN_BLOB_MM2, BackgroundFiller, Foreground, blob_masks, column_medians, foreground,
+from vision.segment import (MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_masks, column_medians, foreground,
                             table_mask)
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
@@ -282,6 +282,8 @@ class Detector:
         boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]
         emap = edges.edge_map(table_bgr, self.grid, boxes)
         chosen = edges.steps_decide(chosen, chosen_options, emap, camera, COST_GAP_CONFIDENT)
+        edgeless = edges.edgeless_small(chosen, emap, camera, PIECE_MIN_MM2)
+        chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
         chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera))
         chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
         chosen = self._refine_flats(chosen, camera, direction)

@@ -79,10 +79,11 @@ UNFITTED_RATIO = 1.5
 # that were real pieces scored 0.17-0.45, those that were not 0.11-0.17; shadows, soft
 # and without ridges, are mostly fitted as flat pieces).
 DARK_PIECE_EDGES = 0.2
-# A coloured blob smaller than a piece's footprint is a piece only if its edges score at
-# least this (measured: such blobs that were felt's blotches, tinted by chance, scored
-# 0.049-0.052; the pieces 0.074 and up, on our renders and path-traced ones).
-SMALL_BLOB_EDGES = 0.065
+# A coloured blob smaller than a piece's footprint, or a dark, hueless one fitted as a
+# flat piece, is a piece only if its edges score at least this (measured on our renders
+# and path-traced ones: felt's blotches tinted by chance scored 0.049-0.052, dark streaks
+# of wood 0.040-0.049; such pieces 0.068 and up).
+WEAK_BLOB_EDGES = 0.06
 # A piece whose size or pose the edges changed is fully confident when its edges beat
 # the ratio it needed by this share; just past it, not at all.
 EDGE_CONFIDENT = 0.3
@@ -417,14 +418,15 @@ def ridged_dark(chosen: list, emap: EdgeMap, camera: np.ndarray) -> set[int]:
     return {k for k, v in zip(rows, score) if v >= DARK_PIECE_EDGES}
 
 
-def edgeless_small(chosen: list, emap: EdgeMap, camera: np.ndarray, small_mm2: float) -> set[int]:
-    """Indices of the coloured blobs in `chosen` (blob, fit, gap) under `small_mm2` whose
-    fitted pyramids' edges score under SMALL_BLOB_EDGES: table texture, not pieces."""
-    rows = [k for k, (b, best, _) in enumerate(chosen)
-            if not b.dark and b.area_mm2 < small_mm2 and best.hypothesis.kind != COIN]
+def edgeless(chosen: list, emap: EdgeMap, camera: np.ndarray, small_mm2: float) -> set[int]:
+    """Indices of the weakest candidates in `chosen` (blob, fit, gap), coloured blobs under
+    `small_mm2` and dark ones fitted as flat pieces, whose fitted pyramids' edges score
+    under WEAK_BLOB_EDGES: table texture, not pieces."""
+    rows = [k for k, (b, best, _) in enumerate(chosen) if best.hypothesis.kind != COIN
+            and (best.hypothesis.kind == FLAT if b.dark else b.area_mm2 < small_mm2)]
     if not rows:
         return set()
     fits = [chosen[k][1] for k in rows]
     score = scores(emap, [f.hypothesis.kind for f in fits], [f.hypothesis.size for f in fits],
                    np.array([f.params for f in fits]), camera)
-    return {k for k, v in zip(rows, score) if v < SMALL_BLOB_EDGES}
+    return {k for k, v in zip(rows, score) if v < WEAK_BLOB_EDGES}

@@ -173,3 +173,17 @@ def test_a_blotch_of_felt_tinted_by_chance_is_no_piece(seed, where):
     # edges where the fit lays its model, they are table
     state = detect(rendered(seed))
     assert not [p for p in state.pieces if math.dist(p.position, where) < 10.0]
+
+
+def test_a_dark_flat_needs_a_pyramids_edges():
+    from types import SimpleNamespace
+    at = np.array([90.0, 100.0, 0.0])
+    fit = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), at, 1.0, 0.8)
+    dark = (SimpleNamespace(dark=True, area_mm2=300.0), fit, 0.5)
+    piece = drawn(FLAT, Size.MEDIUM, at, colours=((25, 30, 25), (60, 70, 60), (35, 40, 35), (80, 90, 80), (50, 55, 50)))
+    assert edges.edgeless([dark], edge_map(piece), CAMERA, 200.0) == set()
+    # a darker streak of wood: as dark, soft, no ridges
+    streak = np.full((GRID.height, GRID.width, 3), (120, 140, 160), np.uint8)
+    cv2.fillConvexPoly(streak, np.array([[96, 94], [96, 106], [124, 100]], np.int32), (80, 95, 110))
+    streak = cv2.GaussianBlur(streak, (0, 0), 3.0)
+    assert edges.edgeless([dark], edge_map(streak), CAMERA, 200.0) == {0}

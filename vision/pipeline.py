@@ -30,14 +30,14 @@ from calibration.camera import Intrinsics
 from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
 from domain import Coin, InputError, Piece, TableState
-from vision import decide, edges, shadows
+from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
 from vision import heading
 from vision.geometry import COIN, FLAT, to_piece
 from vision.rectify import Rectifier, TableGrid
 from vision.parts import Part, refine
-from vision.segment import (MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_masks, column_medians, foreground,
-                            table_mask)
+from vision.segment import (MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_masks, column_medians,
+                            foreground, table_mask)
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
 COST_GAP_CONFIDENT = 0.5
@@ -281,7 +281,7 @@ class Detector:
         # each blob's box has CROP_MARGIN_MM to spare around it: room for every hypothesis
         boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]
         emap = edges.edge_map(table_bgr, self.grid, boxes)
-        chosen = edges.steps_decide(chosen, chosen_options, emap, camera, COST_GAP_CONFIDENT)
+        chosen = edge_steps.steps_decide(chosen, chosen_options, emap, camera, COST_GAP_CONFIDENT)
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
         chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera))
@@ -307,7 +307,8 @@ class Detector:
                 continue   # a dark, hueless blob that looks like table through clear plastic is table
             colour_conf = float(np.clip(margin / COLOUR_MARGIN_CONFIDENT, 0, 1))
             conf = round(min(fit_conf, pose_conf, colour_conf), 3)
-            placed.append((to_piece("", name, h.kind, h.size, best.params, conf), best, float(margin)))  # type: ignore[arg-type]
+            piece = to_piece("", name, h.kind, h.size, best.params, conf)  # type: ignore[arg-type]
+            placed.append((piece, best, float(margin)))
         for k in one_per_place([piece for piece, _, _ in placed]):
             piece, best, margin = placed[k]
             pid = f"p{len(pieces) + 1}"

@@ -1,4 +1,5 @@
-"""A pyramid's edges decide its size and pose where its blob cannot (vision.edges)."""
+"""A pyramid's edges decide its size and pose where its blob cannot (vision.edges,
+vision.edge_steps)."""
 
 import math
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from domain import Pose, Size
-from vision import edges
+from vision import edge_steps, edges
 from vision import fit as fitting
 from vision.geometry import FLAT, UPRIGHT, hypothesis_faces
 from vision.rectify import TableGrid
@@ -40,7 +41,7 @@ def test_the_right_size_has_the_strongest_edges():
     emap = edge_map(drawn(UPRIGHT, Size.MEDIUM, where))
     s = edges.scores(emap, [UPRIGHT] * 3, list(Size), np.array([where] * 3), CAMERA)
     small, medium, large = s
-    assert medium > edges.EDGE_RATIO * max(small, large)
+    assert medium > edge_steps.EDGE_RATIO * max(small, large)
 
 
 def test_refine_finds_the_pose_from_a_few_mm_and_degrees_off():
@@ -111,9 +112,9 @@ def test_a_choice_the_edges_make_just_past_their_ratio_is_not_confident():
     keys = [(FLAT, Size.LARGE), (FLAT, Size.MEDIUM)]
     params = np.zeros((2, 3))
     for rival_score, margin in ((0.125, 0.125 / 0.12 - 1), (0.2, 0.2 / 0.12 - 1)):
-        pick = edges._better(None, best, [best, rival], keys, np.array([0.1, rival_score]), params, GRID, CAMERA)
+        pick = edge_steps._better(None, best, [best, rival], keys, np.array([0.1, rival_score]), params, GRID, CAMERA)
         assert pick[0] == 1 and pick[1] == pytest.approx(margin)
-    assert edges._better(None, best, [best, rival], keys, np.array([0.1, 0.11]), params, GRID, CAMERA) is None
+    assert edge_steps._better(None, best, [best, rival], keys, np.array([0.1, 0.11]), params, GRID, CAMERA) is None
 
 
 LARGE_AT = np.array([100.0, 100.0, 0.0])
@@ -137,7 +138,7 @@ def test_a_bigger_upright_needs_its_added_faces_dark():
     # the large piece is only as likely as its edges say when the half the blob left out
     # is darker than the table
     for rest, dark in ((-0.6, True), (0.0, False)):
-        assert edges._added_is_dark(half_lit_blob(rest), (UPRIGHT, Size.LARGE), LARGE_AT, GRID, CAMERA) is dark
+        assert edge_steps._added_is_dark(half_lit_blob(rest), (UPRIGHT, Size.LARGE), LARGE_AT, GRID, CAMERA) is dark
 
 
 def test_an_upright_adding_dark_faces_beats_a_flat_at_the_size_ratio():
@@ -145,9 +146,9 @@ def test_an_upright_adding_dark_faces_beats_a_flat_at_the_size_ratio():
     upright = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), LARGE_AT, 1.2, 0.8)
     keys = [(FLAT, Size.SMALL), (UPRIGHT, Size.LARGE)]
     params = np.array([flat.params, LARGE_AT])
-    score = np.array([0.1, 0.1 * (edges.EDGE_RATIO + edges.OTHER_POSE_RATIO) / 2])
+    score = np.array([0.1, 0.1 * (edge_steps.EDGE_RATIO + edge_steps.OTHER_POSE_RATIO) / 2])
     for rest, switched in ((-0.6, True), (0.0, False)):
-        pick = edges._better(half_lit_blob(rest), flat, [flat, upright], keys, score, params, GRID, CAMERA)
+        pick = edge_steps._better(half_lit_blob(rest), flat, [flat, upright], keys, score, params, GRID, CAMERA)
         assert (pick is not None and pick[0] == 1) is switched
 
 

@@ -41,10 +41,11 @@ STEP_MM, STEP_DEG, ROUNDS, MOVES_PER_ROUND = 1.0, 3.0, 3, 2
 # that were real pieces scored 0.17-0.45, those that were not 0.11-0.17; shadows, soft
 # and without ridges, are mostly fitted as flat pieces).
 DARK_PIECE_EDGES = 0.2
-# A coloured blob smaller than a piece's footprint, or a dark, hueless one fitted as a
-# flat piece, is a piece only if its edges score at least this (measured on our renders
-# and path-traced ones: felt's blotches tinted by chance scored 0.049-0.052, dark streaks
-# of wood 0.040-0.049; such pieces 0.068 and up).
+# A coloured blob smaller than a piece's footprint, or any blob fitted as a flat piece,
+# is a piece only if its edges score at least this (measured on our renders and
+# path-traced ones: felt's blotches tinted by chance scored 0.049-0.052, dark streaks of
+# wood 0.040-0.049, a shadow read as a flat piece 0.058; such pieces 0.068 and up, flat
+# pieces seen by their colour 0.083 and up).
 WEAK_BLOB_EDGES = 0.06
 
 
@@ -203,10 +204,10 @@ def ridged_dark(chosen: list, emap: EdgeMap, camera: np.ndarray) -> set[int]:
 
 def edgeless(chosen: list, emap: EdgeMap, camera: np.ndarray, small_mm2: float) -> set[int]:
     """Indices of the weakest candidates in `chosen` (blob, fit, gap), coloured blobs under
-    `small_mm2` and dark ones fitted as flat pieces, whose fitted pyramids' edges score
-    under WEAK_BLOB_EDGES: table texture, not pieces."""
+    `small_mm2` and any fitted as flat pieces, whose fitted pyramids' edges score under
+    WEAK_BLOB_EDGES: table texture or shadow, not pieces."""
     rows = [k for k, (b, best, _) in enumerate(chosen) if best.hypothesis.kind != COIN
-            and (best.hypothesis.kind == FLAT if b.dark else b.area_mm2 < small_mm2)]
+            and (best.hypothesis.kind == FLAT or not b.dark and b.area_mm2 < small_mm2)]
     if not rows:
         return set()
     return {k for k, v in zip(rows, _chosen_scores(chosen, rows, emap, camera)) if v < WEAK_BLOB_EDGES}

@@ -188,3 +188,17 @@ def test_a_dark_flat_needs_a_pyramids_edges():
     cv2.fillConvexPoly(streak, np.array([[96, 94], [96, 106], [124, 100]], np.int32), (80, 95, 110))
     streak = cv2.GaussianBlur(streak, (0, 0), 3.0)
     assert edges.edgeless([dark], edge_map(streak), CAMERA, 200.0) == {0}
+
+
+def test_a_coloured_flat_also_needs_a_pyramids_edges():
+    from types import SimpleNamespace
+    at = np.array([90.0, 100.0, 0.0])
+    fit = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), at, 1.0, 0.8)
+    big = (SimpleNamespace(dark=False, area_mm2=300.0), fit, 0.5)
+    # a soft, bluish patch the size of a medium flat piece: a shadow lit by the room only
+    patch = np.full((GRID.height, GRID.width, 3), (120, 140, 160), np.uint8)
+    cv2.fillConvexPoly(patch, np.array([[96, 94], [96, 106], [124, 100]], np.int32), (110, 110, 120))
+    patch = cv2.GaussianBlur(patch, (0, 0), 3.0)
+    assert edges.edgeless([big], edge_map(patch), CAMERA, 200.0) == {0}
+    piece = drawn(FLAT, Size.MEDIUM, at)
+    assert edges.edgeless([big], edge_map(piece), CAMERA, 200.0) == set()

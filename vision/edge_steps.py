@@ -153,15 +153,23 @@ def _search(emap: EdgeMap, starts: list[tuple[str, Size, tuple[float, float, flo
     return params, score
 
 
+# The blurred rim around a blob or a model, which belongs to neither side.
+_RIM = np.ones((2 * decide.SHADOW_EDGE_PX + 1,) * 2, np.uint8)
+
+
+def _model_in_box(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> np.ndarray:
+    """A hypothesis's apparent silhouette drawn in the blob's box (bool)."""
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    return decide._model_mask(fitting.Fit(fitting.Hypothesis(0, *key), params, 0.0, 0.0), b.part.mask.shape,
+                              origin, grid.res, camera)
+
+
 def _rest_is_shadow(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> bool:
     """Is what the blob holds beyond a smaller hypothesis (past the blurred rim), as a
     whole, tinted shadow: darker than the table, with under decide.TINT_SHARE of the hue
     change of the plastic inside the hypothesis?"""
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
-    inside = decide._model_mask(fitting.Fit(fitting.Hypothesis(0, *key), params, 0.0, 0.0), b.part.mask.shape,
-                                origin, grid.res, camera) & (b.part.mask > 0)
-    grow = np.ones((2 * decide.SHADOW_EDGE_PX + 1,) * 2, np.uint8)
-    beyond = (b.part.mask > 0) & (cv2.dilate(inside.astype(np.uint8), grow) == 0)
+    inside = _model_in_box(b, key, params, grid, camera) & (b.part.mask > 0)
+    beyond = (b.part.mask > 0) & (cv2.dilate(inside.astype(np.uint8), _RIM) == 0)
     if not beyond.any() or not inside.any():
         return False
     return bool(np.median(b.lum[beyond]) < decide.SHADOW_DARKER
@@ -172,11 +180,7 @@ def _added_is_dark(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid
     """Is what a bigger hypothesis covers beyond the blob (past the blurred rim), as a
     whole, darker than the table: the piece's shaded faces, which the blob left out as
     shadow? (Bare table there says the blob is the whole piece.)"""
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
-    model = decide._model_mask(fitting.Fit(fitting.Hypothesis(0, *key), params, 0.0, 0.0), b.part.mask.shape,
-                               origin, grid.res, camera)
-    grow = np.ones((2 * decide.SHADOW_EDGE_PX + 1,) * 2, np.uint8)
-    added = model & (cv2.dilate(b.part.mask, grow) == 0)
+    added = _model_in_box(b, key, params, grid, camera) & (cv2.dilate(b.part.mask, _RIM) == 0)
     return bool(added.any() and np.median(b.lum[added]) < decide.SHADOW_DARKER)
 
 

@@ -269,7 +269,6 @@ def stands_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid:
     return rival if shade_step(best.params[:2], radius, b, grid, direction) > COIN_SHADE_STEP else best
 
 
-
 def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozenset()) -> list:
     """Drop dark candidates touching a coloured piece: every shadow on the table touches
     the piece that casts it; black plastic touching a piece is lost with them, unless its

@@ -145,7 +145,7 @@ class Detector:
 
     def _blobs(self, fg: Foreground) -> list[_Blob]:
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
-        out = []
+        out, readings = [], []
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
         candidates = [(m, b, False) for m, b in blob_masks(fg, margin)] + \
             [(m, b, True) for m, b in blob_masks(fg, margin, dark=True)]
@@ -161,10 +161,21 @@ class Detector:
                     continue
                 inner = cv2.erode(part.mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
-                observed, table = _colour_of(fg.log_reflectance(*box, sel), fg.table_log_reflectance(*box, sel))
-                out.append(_Blob(part, np.array(box[:2]), area, observed, table, decide.tinted_shadow(fg.lum[crop], chroma, sel),
-                                 fg.lum[crop], chroma, hue, dark))
-        return out
+                readings.append(_colour_readings(fg.log_reflectance(*box, sel), fg.table_log_reflectance(*box, sel)))
+                out.append(_Blob(part, np.array(box[:2]), area, readings[-1][0], readings[-1][1],
+                                 decide.tinted_shadow(fg.lum[crop], chroma, sel), fg.lum[crop], chroma, hue, dark))
+        return self._best_explained(out, readings)
+
+    def _best_explained(self, blobs: list[_Blob], readings: list[np.ndarray]) -> list[_Blob]:
+        """Each blob with the colour reading (see _colour_readings) that some plastic
+        explains best."""
+        if not blobs:
+            return blobs
+        r = np.array(readings)                       # blobs × readings × (observed, table) × 3
+        n, k = r.shape[:2]
+        nearest = self.models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).min(axis=1)
+        best = nearest.reshape(n, k).argmin(axis=1)
+        return [replace(b, observed=r[i, best[i], 0], table=r[i, best[i], 1]) for i, b in enumerate(blobs)]
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
         """(observed, table) log colours of each piece-sized blob: for colour calibration."""
@@ -340,13 +351,20 @@ def one_per_place(pieces: list[Piece]) -> list[int]:
     return sorted(kept)
 
 
-def _colour_of(pixels: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A blob's colour (and the table's under it): the median of the pixels whose hue
-    differs most from the bare table's. Faces mirroring a lamp or a window are paler
-    than the plastic, and the blurred rim mixes in the table (which may itself be more
-    saturated than the piece: blue plastic over orange wood looks greyish); the pixels
-    where the plastic filters the table's light most carry its hue."""
+def _colour_readings(pixels: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Two readings of a blob's colour, each (observed, table) log colours: the median of
+    the pixels whose hue differs most from the bare table's, and of all its pixels.
+
+    Faces mirroring a lamp or a window are paler than the plastic, and the blurred rim
+    mixes in the table (which may itself be more saturated than the piece: blue plastic
+    over orange wood looks greyish), so the pixels where the plastic filters the table's
+    light most carry its hue. But where the plastic lets almost none of a channel
+    through (green over red-poor felt), the faces' mirror of the room is all of that
+    channel, and the pixels with the most hue change are those that mirror most: a
+    green upright's top quarter reads yellow, its whole reads green. Which reading holds
+    is decided by the colour models (the one some plastic explains best)."""
     change = pixels - table
     sat = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
     keep = sat >= np.percentile(sat, SATURATED_PERCENTILE)
-    return column_medians(pixels[keep]), column_medians(table[keep])
+    return np.array([[column_medians(pixels[keep]), column_medians(table[keep])],
+                     [column_medians(pixels), column_medians(table)]])

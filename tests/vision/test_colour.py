@@ -6,10 +6,12 @@ import pytest
 
 from calibration.colour import ColourFileError, ColourModels, refine_from_picture
 from calibration.markers import MarkerLayout
-from domain import Color, InputError, Piece
+from domain import Color, InputError, Piece, Pose, Size
 from vision.pipeline import Detector
+from vision.scenes import rendered
 
 from fakes import FakeRegistration, draw_scene, tilted_view
+from seeded import assert_read_as, detect
 
 
 def test_defaults_cover_every_colour():
@@ -98,3 +100,15 @@ def test_path_traced_red_uprights_are_red_not_orange(observed, table):
 def test_path_traced_blue_pieces_are_blue_not_purple(observed, table):
     # measured on path-traced pictures (bench/pbr); purple is the rarer Xeno colour
     assert ColourModels.load().classify(np.array([observed]), np.array([table]))[0] == ["blue"]
+
+
+@pytest.mark.parametrize("seed, where, size, pose", [
+    (9210, (266, 415), Size.LARGE, Pose.UPRIGHT),    # over green felt
+    (9225, (552, 426), Size.MEDIUM, Pose.UPRIGHT),
+    (9224, (475, 343), Size.LARGE, Pose.FLAT),
+])
+def test_green_pieces_mirroring_the_room_read_green(seed, where, size, pose):
+    # green lets almost no red through: where the felt under it is red-poor, the red its
+    # faces mirror is all the red there is, and the blob's most hue-changed pixels (the
+    # most mirroring ones) read yellow or red; the whole blob reads green
+    assert_read_as(detect(rendered(seed)), where, 4.0, "green", size, pose)

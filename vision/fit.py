@@ -97,7 +97,8 @@ def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: n
                        with_coins: Sequence[bool]) -> list[tuple[list[Hypothesis], list[np.ndarray]]]:
     """Plausible hypotheses for each blob (outline points B×K×2) and a starting pose for
     each: of each pose, the SIZES_TRIED sizes whose apparent area is nearest the blob's
-    (within AREA_FACTOR). All candidates' apparent areas are computed together."""
+    (within AREA_FACTOR), or the small ones for a blob smaller than them all. All
+    candidates' apparent areas are computed together."""
     candidates = []  # (blob, kind, size, starting variants)
     heights = np.array([size.height for size in Size])
     for blob, (centroid, headings, rect_angle) in enumerate(_blob_axes(points)):
@@ -110,10 +111,18 @@ def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: n
     sil = silhouettes([c[1] for c in candidates], [c[2] for c in candidates],
                       np.array([c[3][0] for c in candidates], float), camera)
     options: dict[tuple[int, str], list] = {}
-    for (blob, kind, size, variants), poly in zip(candidates, sil):
-        ratio = abs(np.log(areas_mm2[blob] / float(cv2.contourArea(poly.astype(np.float32)))))
+    areas = [float(cv2.contourArea(poly.astype(np.float32))) for poly in sil]
+    for (blob, kind, size, variants), area in zip(candidates, areas):
+        ratio = abs(np.log(areas_mm2[blob] / area))
         if ratio < np.log(AREA_FACTOR):
             options.setdefault((blob, kind), []).append((ratio, size, variants))
+    # a blob smaller than any piece is part of a small one: its lit faces, the shaded
+    # ones taken for shadow (which the fit counts as neither piece nor table)
+    too_small = {blob for (blob, kind, size, _), area in zip(candidates, areas)
+                 if size is Size.SMALL and kind == UPRIGHT and areas_mm2[blob] < area} - {b for b, _ in options}
+    for blob, kind, size, variants in candidates:
+        if blob in too_small and size is Size.SMALL:
+            options[(blob, kind)] = [(0.0, size, variants)]
     out = []
     for blob, pts in enumerate(points):
         hyps, starts = [], []

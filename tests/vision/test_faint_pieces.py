@@ -5,8 +5,11 @@ Seed 9216 has three such pieces that the half-way cut of their blobs used to los
 import pytest
 from shapely.geometry import Polygon
 
+from domain import Pose, Size
 from vision.pipeline import Detector
 from vision.scenes import rendered
+
+from seeded import assert_read_as, detect
 
 FAINT_GREEN = ((222, 383), (241, 372), (593, 294))   # truth positions, table mm
 
@@ -28,3 +31,11 @@ def test_green_on_green_felt_seen_by_its_lit_faces():
         outline = Polygon(truth.footprint())
         assert any(p.color.value == "green" and Polygon(p.footprint()).intersection(outline).area > 0.3 * outline.area
                    for p in found), xy
+
+
+@pytest.mark.parametrize("seed, where", [(9008, (445, 402)), (9616, (249, 311))])
+def test_a_small_upright_seen_by_its_lit_half(seed, where):
+    # only the faces towards the lamp are tinted; the shaded ones read as shadow, which
+    # leaves a blob half a small upright's size: smaller than any piece, still one
+    # (its centre is placed from half an outline: within 5 mm)
+    assert_read_as(detect(rendered(seed)), where, 5.0, "green", Size.SMALL, Pose.UPRIGHT)

@@ -61,6 +61,10 @@ FACES_SHARE_MIN = 0.4
 # ... unless the dark candidate surrounds it: this share of the ring just outside it is
 # dark candidate (a piece's apex or lit faces inside its darkened rest).
 ENCLOSED_RING = 0.8
+# Together they must cover this share of PIECE_MIN_MM2: a small upright's shaded faces
+# are only partly darker than DARK_CANDIDATE_LOG (path-traced ones: 170-190 mm² with
+# the lit faces), the rest passes for shadow.
+WHOLE_SHARE_MIN = 0.8
 # Brighter than the table by more than its own brightness texture: white plastic,
 # specular highlights, light piped through coloured plastic (green on green felt). The
 # threshold is NOISE_FACTOR times the table's robust brightness spread, kept between
@@ -237,9 +241,9 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
         crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
         region = (black_labels[crop] == j) & (mask[crop] == 0)
         faces = np.isin(labels[crop], list(absorbed.get(j, ())))
-        # together at least a piece's footprint, or they are no piece's two halves
+        # together nearly a piece's footprint, or they are no piece's two halves
         union = np.count_nonzero(region | faces)
-        whole = j in absorbed and union >= PIECE_MIN_MM2 / filler.res ** 2 \
+        whole = j in absorbed and union >= WHOLE_SHARE_MIN * PIECE_MIN_MM2 / filler.res ** 2 \
             and (np.count_nonzero(faces) >= FACES_SHARE_MIN * union or _enclosed(faces, region))
         if not whole and overlap_small[j] >= BLACK_OVERLAP_MAX * area:
             continue

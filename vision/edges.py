@@ -10,8 +10,9 @@ upright's four base edges and four ridges, a flat piece's eight edges), of the s
 of the picture's log-colour gradient across the edge (`scores`); `refine` moves
 hypotheses (x, y, angle) to where their edges lie best. vision.edge_steps decides sizes
 and poses by them; here they also say which weak candidates are pieces at all
-(`edgeless`) and which dark ones beside a piece are pyramids, not its shadow
-(`ridged_dark`).
+(`edgeless`), which dark ones beside a piece are pyramids, not its shadow
+(`ridged_dark`), and whether a flat piece's nose is plastic or a penumbra
+(`nose_softness`).
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ class HypothesisRows:
 
     def scores(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
         """Edge scores at params (N·repeat × 3, each row's poses together)."""
+        return self.steps(params, repeat).mean(axis=(1, 2))
+
+    def steps(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
+        """The step across each edge at each of its EDGE_SAMPLES (N·repeat × E × S)."""
         p = params.astype(np.float32)
         a = np.radians(p[:, 2])
         c, s = np.cos(a)[:, None], np.sin(a)[:, None]
@@ -136,7 +141,7 @@ class HypothesisRows:
         py = (ay[..., None] + t * dy[..., None] - np.float32(g.y0)) / np.float32(g.res) - 0.5
         j = _lookup(self.emap.tensor, px, py)
         step2 = nx * nx * j[..., 0] + 2 * nx * ny * j[..., 1] + ny * ny * j[..., 2]
-        return np.sqrt(np.maximum(step2, 0)).mean(axis=(1, 2))
+        return np.sqrt(np.maximum(step2, 0))
 
 
 # cv2.remap's maps are at most 32767 wide: points are looked up in rows of this many.
@@ -184,6 +189,23 @@ def ascend(rows: HypothesisRows, params: np.ndarray, best: np.ndarray) -> tuple[
             best = np.where(gain, top, best)
         step = step / 2
     return params, best
+
+
+# A flat model's edges (vertex pairs, geometry.model: 0, 1 tail corners, 3 nose, 2 and 4
+# raised corners): the two along the table to its nose, and the four about its tail.
+_NOSE_EDGES, _TAIL_EDGES = ((0, 3), (1, 3)), ((0, 1), (0, 4), (1, 2), (2, 4))
+
+
+def nose_softness(fits: list, emap: EdgeMap, camera: np.ndarray) -> np.ndarray:
+    """For flat fits, how strongly the picture steps across the nose half of their outline
+    on the table, as a share of the steps across their tail's edges: plastic's edge is as
+    sharp at the nose as at the tail; a shadow's penumbra, fitted as a nose, is soft."""
+    pairs = [tuple(p) for p in _geometry(FLAT, Size.SMALL)[2]]
+    nose, tail = [pairs.index(e) for e in _NOSE_EDGES], [pairs.index(e) for e in _TAIL_EDGES]
+    steps = HypothesisRows([FLAT] * len(fits), [f.hypothesis.size for f in fits], camera, emap).steps(
+        np.array([f.params for f in fits]))
+    half = EDGE_SAMPLES > 0.5   # (pairs run tail corner → nose)
+    return steps[:, nose][:, :, half].mean(axis=(1, 2)) / np.maximum(steps[:, tail].mean(axis=(1, 2)), 1e-9)
 
 
 def _chosen_scores(chosen: list, rows: list[int], emap: EdgeMap, camera: np.ndarray) -> np.ndarray:

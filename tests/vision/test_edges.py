@@ -84,6 +84,29 @@ def test_an_upright_with_its_tinted_shadow_is_not_a_flat(seed, where, colour, si
     assert_read_as(detect(rendered(seed)), where, 3.0, colour, size, pose)
 
 
+def test_a_nose_in_soft_shadow_is_soft():
+    flat = [70.0, 100.0, 10.0]   # tail at x 70, nose about 40 mm further along x
+    image = drawn(FLAT, Size.LARGE, flat)
+    fit = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.LARGE), np.array(flat), 0.0, 0.0)
+    crisp = edges.nose_softness([fit], edge_map(image), CAMERA)[0]
+    # the same outline whose nose half is a penumbra (an upright's shadow fitted as a nose)
+    soft = image.copy()
+    soft[:, 90:] = cv2.GaussianBlur(image, (0, 0), 4.0)[:, 90:]
+    blurred = edges.nose_softness([fit], edge_map(soft), CAMERA)[0]
+    assert crisp > 0.8 and blurred < edge_steps.SOFT_NOSE
+
+
+@pytest.mark.parametrize("seed, where, colour, size", [
+    (9003, (360.0, 443.0), "blue", Size.SMALL),
+    (9625, (525.0, 89.0), "red", Size.MEDIUM),
+])
+def test_an_upright_whose_shadow_was_taken_for_a_flats_nose(seed, where, colour, size):
+    # the outline fits a flat piece from the upright's back to its shadow's tip, pointing
+    # along the picture's shadows; its edges at that nose are a penumbra's, half as
+    # strong as at its tail, and the upright's edges are as strong as the flat's
+    assert_read_as(detect(rendered(seed)), where, 3.0, colour, size, Pose.UPRIGHT)
+
+
 @pytest.mark.parametrize("seed, where, colour, size, pose", [
     # green on green felt: the outline fit took a large upright for a flat and a flat
     # for an upright; the other pose's edges are 1.35-1.5 times stronger

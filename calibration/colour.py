@@ -159,7 +159,10 @@ class ColourModels:
 
     def classify(self, observed: np.ndarray, table: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Best colour of each measurement and its margin (second-best minus best distance)."""
-        d = self.distances(observed, table)
+        return self.nearest(self.distances(observed, table))
+
+    def nearest(self, d: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """`classify` from the measurements' `distances` (N×M)."""
         order = np.argsort(d, axis=1)
         best = d[np.arange(len(d)), order[:, 0]]
         second = d[np.arange(len(d)), order[:, 1]] if d.shape[1] > 1 else best + 10

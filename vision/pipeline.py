@@ -94,6 +94,7 @@ class _Blob:
     chroma: np.ndarray     # hue change against the table (log), in the box
     hue: np.ndarray        # its hue part (two axes), in the box
     dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
+    colour_distances: np.ndarray | None = None   # of `observed` to each colour model
 
 
 def check_image(image: Any) -> np.ndarray:
@@ -168,14 +169,15 @@ class Detector:
 
     def _best_explained(self, blobs: list[_Blob], readings: list[np.ndarray]) -> list[_Blob]:
         """Each blob with the colour reading (see _colour_readings) that some plastic
-        explains best."""
+        explains best, and that reading's distances to the colour models."""
         if not blobs:
             return blobs
         r = np.array(readings)                       # blobs × readings × (observed, table) × 3
         n, k = r.shape[:2]
-        nearest = self.models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).min(axis=1)
-        best = nearest.reshape(n, k).argmin(axis=1)
-        return [replace(b, observed=r[i, best[i], 0], table=r[i, best[i], 1]) for i, b in enumerate(blobs)]
+        d = self.models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).reshape(n, k, -1)
+        best = d.min(axis=2).argmin(axis=1)
+        return [replace(b, observed=r[i, best[i], 0], table=r[i, best[i], 1], colour_distances=d[i, best[i]])
+                for i, b in enumerate(blobs)]
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
         """(observed, table) log colours of each piece-sized blob: for colour calibration."""
@@ -301,8 +303,7 @@ class Detector:
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
         if chosen:
-            names, margins = self.models.classify(np.array([c[0].observed for c in chosen]),
-                                                  np.array([c[0].table for c in chosen]))
+            names, margins = self.models.nearest(np.array([c[0].colour_distances for c in chosen]))
         placed = []   # (piece, its fit, colour margin)
         for (b, best, gap), name, margin in zip(chosen, names if chosen else [], margins if chosen else []):
             h = best.hypothesis

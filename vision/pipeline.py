@@ -37,7 +37,8 @@ from vision.geometry import COIN, FLAT, to_piece
 from vision.rectify import Rectifier, TableGrid
 from vision.parts import Part, refine
 from vision.segment import (MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_masks, column_medians,
-                            foreground, table_mask)
+                            foreground)
+from vision.sheets import table_mask
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
 COST_GAP_CONFIDENT = 0.5
@@ -136,13 +137,16 @@ class Detector:
     def _rectifier_for(self, view) -> Rectifier:
         if self._rectifier is None or self._rectifier.view is not view:
             self._rectifier = Rectifier(view, self.grid)
-            self._usable = table_mask(self.grid, self.layout, self._rectifier.visible())
-            self._filler = BackgroundFiller(self._usable, self.grid)
+            self._usable = None   # the table left around the sheets: from its first picture
         return self._rectifier
 
     def segment(self, image: np.ndarray, registration) -> Foreground:
         rect = self._rectifier_for(registration.view)
-        return foreground(rect.warp(image), self._usable, self._filler, registration.paper_white_bgr)
+        table = rect.warp(image)
+        if self._usable is None:
+            self._usable = table_mask(self.grid, self.layout, rect.visible(), table, registration.paper_white_bgr)
+            self._filler = BackgroundFiller(self._usable, self.grid)
+        return foreground(table, self._usable, self._filler, registration.paper_white_bgr)
 
     def _blobs(self, fg: Foreground) -> list[_Blob]:
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))

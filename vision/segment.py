@@ -91,9 +91,6 @@ DARK_LOG_MAX = -0.15
 # (16 × 760 pixels × 3 channels of float32, ~150 kB) stay in the core's cache, where full
 # grid-sized ones (5 MB) go to memory and page-fault on every allocation.
 STRIP_ROWS = 16
-# Marker sheets are paper around the black square: mask this multiple of the square
-# (a 50 mm marker on a sheet up to 105 mm across).
-MARKER_PAPER_FACTOR = 2.1
 
 LOG_LUT = np.log(np.arange(256, dtype=np.float32) + 4.0).reshape(1, 256)  # +4: noise floor, levels
 
@@ -133,17 +130,6 @@ class Foreground:
 def _pick(box: np.ndarray, where: np.ndarray | None) -> np.ndarray:
     """The box's pixels where `where` is true (all of them if None)."""
     return box if where is None else box[where]
-
-
-def table_mask(grid: TableGrid, layout: MarkerLayout, visible: np.ndarray) -> np.ndarray:
-    """Where pieces can be seen: visible table minus the marker sheets (uint8 0/255)."""
-    mask = visible.copy()
-    for m in layout.markers:
-        half = m.size * MARKER_PAPER_FACTOR / 2
-        (c0, r0), (c1, r1) = grid.to_px(np.array([[m.center[0] - half, m.center[1] - half],
-                                                  [m.center[0] + half, m.center[1] + half]]))
-        cv2.rectangle(mask, (int(c0), int(r0)), (int(np.ceil(c1)), int(np.ceil(r1))), 0, -1)
-    return mask
 
 
 class BackgroundFiller:

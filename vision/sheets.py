@@ -29,9 +29,9 @@ PAPER_SHARE = 0.7
 # ...and its channels in the same proportions as the paper white's, within this share
 # (light wood and coloured cloth are tinted against white paper).
 PAPER_NEUTRAL = 0.9
-# A sheet ends within this many mm of its marker's centre each way (an A4 page, 297 mm
-# long, with its marker anywhere on it); paper running further is table.
-SHEET_MAX_MM = 300.0
+# A sheet ends within this many mm of its marker's centre each way (an A4 page, 210 ×
+# 297 mm, about its marker); paper running further is table.
+SHEET_MAX_MM = 150.0
 # ...and is a rectangle: it fills at least this share of its smallest bounding rectangle
 # (a lamp's bright pool on a pale table does not).
 SHEET_FILL = 0.85
@@ -45,11 +45,12 @@ def table_mask(grid: TableGrid, layout: MarkerLayout, visible: np.ndarray, table
     each at least its fixed square; with a rectified picture of the table and the
     markers' paper white (BGR levels), also the paper of larger sheets."""
     mask = visible.copy()
-    paper = None if table_bgr is None else _paper_like(table_bgr, paper_white_bgr) & (visible > 0)
     for m in layout.markers:
         square = _box(grid, m.center, m.size * MARKER_PAPER_FACTOR)
-        if paper is not None:
-            _clear_sheet(mask, paper, square, _box(grid, m.center, 2 * SHEET_MAX_MM))
+        if table_bgr is not None:
+            w0, v0, w1, v1 = window = _box(grid, m.center, 2 * SHEET_MAX_MM)
+            paper = _paper_like(table_bgr[v0:v1, w0:w1], paper_white_bgr) & (visible[v0:v1, w0:w1] > 0)
+            _clear_sheet(mask, paper, square, window)
         c0, r0, c1, r1 = square
         mask[r0:r1, c0:c1] = 0
     return mask
@@ -67,26 +68,28 @@ def _box(grid: TableGrid, centre, side_mm: float) -> tuple[int, int, int, int]:
 
 def _paper_like(table_bgr: np.ndarray, paper_white_bgr: np.ndarray) -> np.ndarray:
     """Pixels as bright and as neutral as the markers' paper (bool)."""
-    ratio = table_bgr.astype(np.float32) / np.maximum(np.asarray(paper_white_bgr, np.float32), 1.0)
-    low, high = ratio.min(axis=2), ratio.max(axis=2)
+    b, g, r = (np.float32(1.0 / max(float(w), 1.0)) * channel.astype(np.float32)
+               for channel, w in zip(cv2.split(table_bgr), paper_white_bgr))
+    low, high = cv2.min(cv2.min(b, g), r), cv2.max(cv2.max(b, g), r)
     return (low >= PAPER_SHARE) & (low >= PAPER_NEUTRAL * high)
 
 
 def _clear_sheet(mask: np.ndarray, paper: np.ndarray, square: tuple[int, int, int, int],
                  window: tuple[int, int, int, int]) -> None:
-    """Masks the paper connected to a marker's square within `window` (grid pixel
-    bounds), if it is a rectangle that does not reach a side of the window inside the
-    grid: else it is table."""
+    """Masks the paper (`paper`: paper-like pixels of the window) connected to a marker's
+    square within `window` (grid pixel bounds), if it is a rectangle that does not reach
+    a side of the window inside the grid: else it is table."""
     w0, v0, w1, v1 = window
-    region = paper[v0:v1, w0:w1].astype(np.uint8)
+    region = paper.astype(np.uint8)
     c0, r0, c1, r1 = square
     region[max(r0 - v0, 0):r1 - v0, max(c0 - w0, 0):c1 - w0] = 1   # the ink is not paper-like
     _, labels = cv2.connectedComponents(region, connectivity=8)
     sheet = labels == labels[(max(r0, v0) + min(r1, v1)) // 2 - v0, (max(c0, w0) + min(c1, w1)) // 2 - w0]
-    height, width = paper.shape
+    height, width = mask.shape
     ran_on = (w0 > 0 and sheet[:, 0].any()) or (w1 < width and sheet[:, -1].any()) \
         or (v0 > 0 and sheet[0].any()) or (v1 < height and sheet[-1].any())
-    (_, (a, b), _) = cv2.minAreaRect(cv2.findNonZero(sheet.astype(np.uint8)))
+    outline, _ = cv2.findContours(sheet.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    (_, (a, b), _) = cv2.minAreaRect(np.vstack(outline))
     rectangle = np.count_nonzero(sheet) >= SHEET_FILL * a * b
     sheet[max(r0 - v0, 0):r1 - v0, max(c0 - w0, 0):c1 - w0] = False   # masked anyway
     if sheet.any() and rectangle and not ran_on:

@@ -6,7 +6,8 @@ also shows the figures from the markers alone (focal length estimated by the reg
 Prints found / false %, colour / size / pose %, position and heading errors, detection
 ms per frame (registration included, and without it as on video; wall clock and CPU of
 this process, which is steadier on a shared machine), each step's share (the fit step's
-CPU split into blobs and model fits), the same frames' JPEG decode ms, and their ratio.
+CPU split into blobs and model fits), the same frames' JPEG decode ms, and their ratio;
+then Spike's coins (found, false, metal, centre error).
 Renders are cached (vision.scenes), so the first run is the slow one.
 """
 
@@ -18,13 +19,14 @@ import cv2
 import numpy as np
 
 from domain import Color
-from vision.evaluate import Score
+from vision.evaluate import CoinScore, Score
 from vision.pipeline import Detector
 from vision.scenes import rendered
 
 SEEDS = range(9200, 9230)
 COLOUR_SEEDS = range(9300, 9306)
 VARIANT_SEEDS = range(9400, 9403)
+COIN_SEEDS = range(7900, 7920)
 VARIANTS = {
     "JPEG quality 60": {"jpeg_quality": 60},
     "noisy sensor": {"shot_noise": 0.04, "read_noise": 4.0},
@@ -94,6 +96,14 @@ def main() -> None:
         colours.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, str(seed))
     print(f"\nall ten colours: {len(COLOUR_SEEDS)} renders")
     print(colours.summary())
+
+    coins = CoinScore()
+    for seed in COIN_SEEDS:
+        r = rendered(seed, coins=(2, 4))
+        coins.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, str(seed))
+    print(f"\nSpike's coins, {len(COIN_SEEDS)} renders of 2-4 coins among the pieces: {coins.summary()}")
+    for m in coins.mistakes:
+        print("  ", m)
 
     for name, sensor in VARIANTS.items():
         s = Score()

@@ -121,3 +121,69 @@ class Score:
 def _describe(p: Piece) -> str:
     x, y = p.position
     return f"{p.color.value} {p.size.value} {p.pose.value} at ({x:.0f}, {y:.0f})"
+
+
+# A coin detection further than this (mm) from a coin is another coin or none.
+COIN_MATCH_MM = 8.0
+
+
+@dataclass
+class CoinScore:
+    """Spike's coins: found, false, metal and centre error, paired like pieces.
+
+    >>> from domain import Coin, CoinKind
+    >>> penny, nickel = CoinKind.PENNY, CoinKind.NICKEL
+    >>> truth = TableState(coins=(Coin("a", penny, (50, 50)), Coin("b", nickel, (90, 50))))
+    >>> s = CoinScore(); s.add(truth, TableState(coins=(Coin("c1", nickel, (50.4, 50)),)))
+    >>> s.found_rate, s.kind_rate, s.false_rate
+    (0.5, 0.0, 0.0)
+    """
+
+    n_truth: int = 0
+    n_found: int = 0
+    n_matched: int = 0
+    kind_ok: int = 0
+    centre_err: list[float] = field(default_factory=list)
+    mistakes: list[str] = field(default_factory=list)
+
+    def add(self, truth: TableState, found: TableState, label: str = "") -> None:
+        self.n_truth += len(truth.coins)
+        self.n_found += len(found.coins)
+        pairs = []
+        if truth.coins and found.coins:
+            t = np.array([c.center for c in truth.coins])
+            f = np.array([c.center for c in found.coins])
+            cost = np.linalg.norm(t[:, None] - f[None], axis=2)
+            rows, cols = linear_sum_assignment(np.minimum(cost, COIN_MATCH_MM * 10))
+            pairs = [(r, c) for r, c in zip(rows, cols) if cost[r, c] <= COIN_MATCH_MM]
+        self.n_matched += len(pairs)
+        for r, c in pairs:
+            t, f = truth.coins[r], found.coins[c]
+            self.kind_ok += t.kind is f.kind
+            self.centre_err.append(math.dist(t.center, f.center))
+            if t.kind is not f.kind:
+                self.mistakes.append(f"{label}: {t.kind.value} at ({t.center[0]:.0f}, {t.center[1]:.0f}) "
+                                     f"seen as {f.kind.value}")
+        matched = {r for r, _ in pairs}
+        self.mistakes += [f"{label}: missed {c.kind.value} at ({c.center[0]:.0f}, {c.center[1]:.0f})"
+                          for i, c in enumerate(truth.coins) if i not in matched]
+
+    @property
+    def found_rate(self) -> float:
+        return self.n_matched / self.n_truth if self.n_truth else 1.0
+
+    @property
+    def false_rate(self) -> float:
+        return (self.n_found - self.n_matched) / self.n_found if self.n_found else 0.0
+
+    @property
+    def kind_rate(self) -> float:
+        return self.kind_ok / self.n_matched if self.n_matched else 1.0
+
+    def percentile_centre(self, q: float) -> float:
+        return float(np.percentile(self.centre_err, q)) if self.centre_err else 0.0
+
+    def summary(self) -> str:
+        return (f"coins {self.n_truth}, found {100 * self.found_rate:.1f}%, false {100 * self.false_rate:.1f}%, "
+                f"metal right {100 * self.kind_rate:.1f}%, centre mm: median {self.percentile_centre(50):.2f}, "
+                f"p95 {self.percentile_centre(95):.2f}")

@@ -30,6 +30,7 @@ from calibration.camera import Intrinsics
 from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
 from domain import Coin, InputError, Piece, TableState
+from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
 from vision import heading
@@ -283,6 +284,8 @@ class Detector:
                 continue
             options.sort(key=decide.cost)
             best = decide.not_explaining_shadow(options, b, self.grid, camera, direction)
+            best = coin_rules.kind_decide(best, options, b)
+            best = coin_rules.lies_flat_decide(best, options, b, self.grid, direction)
             best = shadows.stands_decide(best, options, b, self.grid, direction)
             best = shadows.shadow_side_decide(best, options, b, self.grid, camera, direction)
             best = decide.edges_decide(best, options, b, self.grid, camera)

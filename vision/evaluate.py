@@ -29,20 +29,36 @@ MATCH_MM = 25.0
 
 def match(truth: TableState, found: TableState) -> list[tuple[Piece, Piece]]:
     """Pairs (truth piece, detected piece) by nearest position."""
-    if not truth.pieces or not found.pieces:
+    pairs = _pairs([p.position for p in truth.pieces], [p.position for p in found.pieces], MATCH_MM)
+    return [(truth.pieces[r], found.pieces[c]) for r, c in pairs]
+
+
+def _pairs(truth: list, found: list, within_mm: float) -> list[tuple[int, int]]:
+    """Index pairs of truth and found points, nearest overall (Hungarian), no further apart than within_mm."""
+    if not truth or not found:
         return []
-    t = np.array([p.position for p in truth.pieces])
-    f = np.array([p.position for p in found.pieces])
-    cost = np.linalg.norm(t[:, None] - f[None], axis=2)
-    rows, cols = linear_sum_assignment(np.minimum(cost, MATCH_MM * 10))
-    return [(truth.pieces[r], found.pieces[c]) for r, c in zip(rows, cols) if cost[r, c] <= MATCH_MM]
+    cost = np.linalg.norm(np.array(truth, float)[:, None] - np.array(found, float)[None], axis=2)
+    rows, cols = linear_sum_assignment(np.minimum(cost, within_mm * 10))
+    return [(int(r), int(c)) for r, c in zip(rows, cols) if cost[r, c] <= within_mm]
 
 
 @dataclass
-class Score:
+class _Counts:
     n_truth: int = 0
     n_found: int = 0
     n_matched: int = 0
+
+    @property
+    def found_rate(self) -> float:
+        return self.n_matched / self.n_truth if self.n_truth else 1.0
+
+    @property
+    def false_rate(self) -> float:
+        return (self.n_found - self.n_matched) / self.n_found if self.n_found else 0.0
+
+
+@dataclass
+class Score(_Counts):
     colour_ok: int = 0
     size_ok: int = 0
     pose_ok: int = 0
@@ -86,14 +102,6 @@ class Score:
                 if t.pose is Pose.FLAT:
                     self.heading_err.append(angle_between(t.heading, f.heading))
 
-    @property
-    def found_rate(self) -> float:
-        return self.n_matched / self.n_truth if self.n_truth else 1.0
-
-    @property
-    def false_rate(self) -> float:
-        return (self.n_found - self.n_matched) / self.n_found if self.n_found else 0.0
-
     def rate(self, ok: int) -> float:
         return ok / self.n_matched if self.n_matched else 1.0
 
@@ -128,7 +136,7 @@ COIN_MATCH_MM = 8.0
 
 
 @dataclass
-class CoinScore:
+class CoinScore(_Counts):
     """Spike's coins: found, false, metal and centre error, paired like pieces.
 
     >>> from domain import Coin, CoinKind
@@ -139,9 +147,6 @@ class CoinScore:
     (0.5, 0.0, 0.0)
     """
 
-    n_truth: int = 0
-    n_found: int = 0
-    n_matched: int = 0
     kind_ok: int = 0
     centre_err: list[float] = field(default_factory=list)
     mistakes: list[str] = field(default_factory=list)
@@ -149,13 +154,7 @@ class CoinScore:
     def add(self, truth: TableState, found: TableState, label: str = "") -> None:
         self.n_truth += len(truth.coins)
         self.n_found += len(found.coins)
-        pairs = []
-        if truth.coins and found.coins:
-            t = np.array([c.center for c in truth.coins])
-            f = np.array([c.center for c in found.coins])
-            cost = np.linalg.norm(t[:, None] - f[None], axis=2)
-            rows, cols = linear_sum_assignment(np.minimum(cost, COIN_MATCH_MM * 10))
-            pairs = [(r, c) for r, c in zip(rows, cols) if cost[r, c] <= COIN_MATCH_MM]
+        pairs = _pairs([c.center for c in truth.coins], [c.center for c in found.coins], COIN_MATCH_MM)
         self.n_matched += len(pairs)
         for r, c in pairs:
             t, f = truth.coins[r], found.coins[c]
@@ -167,14 +166,6 @@ class CoinScore:
         matched = {r for r, _ in pairs}
         self.mistakes += [f"{label}: missed {c.kind.value} at ({c.center[0]:.0f}, {c.center[1]:.0f})"
                           for i, c in enumerate(truth.coins) if i not in matched]
-
-    @property
-    def found_rate(self) -> float:
-        return self.n_matched / self.n_truth if self.n_truth else 1.0
-
-    @property
-    def false_rate(self) -> float:
-        return (self.n_found - self.n_matched) / self.n_found if self.n_found else 0.0
 
     @property
     def kind_rate(self) -> float:

@@ -47,10 +47,10 @@ NO_SHADE_STEP = 0.25 * COIN_SHADE_STEP
 def tint(observed: np.ndarray) -> float:
     """Log red minus log blue of a (b, g, r) log colour.
 
-    >>> tint(np.array([-0.6, -0.45, -0.2]))   # a penny
+    >>> round(tint(np.array([-0.6, -0.45, -0.2])), 2)   # a penny
     0.4
     """
-    return round(float(observed[2] - observed[0]), 6)
+    return float(observed[2] - observed[0])
 
 
 def tint_cost(f: fitting.Fit, observed: np.ndarray) -> float:
@@ -63,12 +63,16 @@ def tint_cost(f: fitting.Fit, observed: np.ndarray) -> float:
     return cost(f) + TINT_COST_MM * max(wrong, 0.0)
 
 
+def _likeliest(coins: list[fitting.Fit], b: "_Blob") -> fitting.Fit:
+    """The coin fit whose outline and colour agree best with the blob."""
+    return min(coins, key=lambda f: tint_cost(f, b.observed))
+
+
 def kind_decide(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob") -> fitting.Fit:
     """A coin winner as the coin whose outline and colour agree best with the blob."""
     if best.hypothesis.kind != COIN:
         return best
-    coins = [f for f in options if f.hypothesis.kind == COIN]
-    return min(coins, key=lambda f: tint_cost(f, b.observed))
+    return _likeliest([f for f in options if f.hypothesis.kind == COIN], b)
 
 
 def lies_flat_decide(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob", grid: TableGrid,
@@ -79,7 +83,7 @@ def lies_flat_decide(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob", 
     coins = [f for f in options if f.hypothesis.kind == COIN and f.iou >= IOU_MIN]
     if not coins:
         return best
-    coin = min(coins, key=lambda f: tint_cost(f, b.observed))
+    coin = _likeliest(coins, b)
     if tint_cost(coin, b.observed) > cost(best) + FLAT_SWAP_COST_MM:
         return best
     radius = coin.hypothesis.coin.diameter / 2  # type: ignore[union-attr]

@@ -1,0 +1,42 @@
+"""The online games' SQLite store under the threaded server: no lost or partial writes."""
+
+import threading
+
+import pytest
+
+from server.martian_chess.store import GameStore
+
+
+def _bump(game):
+    game["count"] += 1
+
+
+def test_concurrent_moves_on_one_game_are_all_kept(tmp_path):
+    store = GameStore(str(tmp_path / "games.sqlite3"))
+    store.create({"id": "g", "version": 0, "count": 0})
+    threads = [threading.Thread(target=lambda: [store.update("g", _bump) for _ in range(50)]) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    game = store.get("g")
+    assert (game["count"], game["version"]) == (400, 400)
+    # another store on the same file (another server process) reads what was written
+    assert GameStore(str(tmp_path / "games.sqlite3")).get("g")["count"] == 400
+
+
+def test_a_refused_change_leaves_the_game_as_it_was(tmp_path):
+    store = GameStore(str(tmp_path / "games.sqlite3"))
+    store.create({"id": "g", "version": 0, "count": 0})
+
+    def refuse(game):
+        game["count"] = 99
+        raise ValueError("illegal move")
+
+    with pytest.raises(ValueError):
+        store.update("g", refuse)
+    assert store.get("g") == {"id": "g", "version": 0, "count": 0}
+    store.update("g", _bump)   # the connection it used is still good
+    assert store.get("g")["count"] == 1
+    with pytest.raises(KeyError):
+        store.update("nope", _bump)

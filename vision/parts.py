@@ -26,6 +26,11 @@ FALLBACK_EVIDENCE = 2.0
 # Pixels of a blob darker (log) than its typical full-evidence pixel by more than this
 # are its coloured shadow (light through the plastic), not the piece: left undecided.
 TINTED_SHADOW_DARKER = 0.5
+# A blob cut into a part bigger than any piece shows (a large upright's apparent area,
+# LARGEST_PIECE_MM2, times vision.fit.AREA_FACTOR: no model is tried on it) is cut again
+# with its tinted shadow measured from its brightest LARGEST_PIECE_MM2.
+LARGEST_PIECE_MM2 = 700.0
+PIECE_MAX_MM2 = 1100.0
 # Outlines are traced on the evidence interpolated this many times finer than the grid.
 SUBPIXEL = 4
 
@@ -52,22 +57,17 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     inside = score[strong]
     typical = median(inside) if inside.size else 1.0
     lum = fg.lum[y:y + h, x:x + w]
-    # light through coloured plastic tints the shadow: same hue, but darker than the piece
-    tinted_shadow = lum < median(lum[strong]) - TINTED_SHADOW_DARKER
-    # barely above the thresholds (green on green felt), the weak mask is the edge
-    level = max(WEAK, EDGE_LEVEL * typical)
-    for _ in range(2):   # the second time: the blob's lit faces, cut at the weak level
-        cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)
-        mask = (cut > 0).astype(np.uint8) * 255
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
-        if big or level == WEAK or typical < FALLBACK_EVIDENCE:
-            break
-        level, tinted_shadow = WEAK, np.zeros_like(tinted_shadow)
     hue = fg.hue[y:y + h, x:x + w]
-    parts = [p for i in big for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res)
-             for r in split(q) for p in split_by_valley(r, score, fg.res)]
+    # light through coloured plastic tints the shadow: same hue, but darker than the piece
+    parts, cut, level = _cut(fg, weak, score, hue, typical, lum < median(lum[strong]) - TINTED_SHADOW_DARKER)
+    if strong.any() and max((np.count_nonzero(p) for p in parts), default=0) * fg.res ** 2 > PIECE_MAX_MM2:
+        # bigger than any piece shows: a piece and a tinted shadow as big or bigger (a
+        # lamp with little other light), between whose darkenings the median fell; the
+        # piece is at most its brightest piece-sized part
+        piece = np.sort(lum[strong])[-int(LARGEST_PIECE_MM2 / fg.res ** 2):]
+        retry = _cut(fg, weak, score, hue, typical, lum < median(piece) - TINTED_SHADOW_DARKER)
+        if retry[0]:
+            parts, cut, level = retry
     out = []
     for part in parts:
         hull = convex_fill(part)
@@ -92,6 +92,27 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         out.append(Part(hull, near[labels], _hull_points(inside, SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL,
                         _contour_points(inside, SUBPIXEL, (x0, y0))))
     return out
+
+
+def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, typical: float,
+         tinted_shadow: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, float]:
+    """A blob's pieces (uint8 masks in its box) cut at half its typical evidence without
+    its tinted shadow, split where they touch; the cut (evidence minus the level) and
+    the level."""
+    # barely above the thresholds (green on green felt), the weak mask is the edge
+    level = max(WEAK, EDGE_LEVEL * typical)
+    for _ in range(2):   # the second time: the blob's lit faces, cut at the weak level
+        cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)
+        mask = (cut > 0).astype(np.uint8) * 255
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
+        if big or level == WEAK or typical < FALLBACK_EVIDENCE:
+            break
+        level, tinted_shadow = WEAK, np.zeros_like(tinted_shadow)
+    parts = [p for i in big for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res)
+             for r in split(q) for p in split_by_valley(r, score, fg.res)]
+    return parts, cut, level
 
 
 def _hull_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:

@@ -62,3 +62,12 @@ def test_an_upright_whose_shadow_is_as_tinted_as_its_faces_is_not_a_flat():
     for seed, where, size in ((9202, (622.1, 384.6), Size.LARGE), (9212, (354.9, 315.4), Size.MEDIUM)):
         state = detect(rendered(seed))
         assert_read_as(state, where, 2.0, "yellow", size, Pose.UPRIGHT)
+
+
+def test_large_uprights_whose_tinted_shadows_outgrow_them():
+    # a low lamp and little other light: each blob is a large upright and a shadow two or
+    # four times its area, tinted by it; cut at the blob's median darkening it stayed
+    # bigger than any piece and no model was tried (vision.parts, PIECE_MAX_MM2)
+    state = detect(rendered(9223))
+    assert_read_as(state, (482.1, 361.3), 2.0, "blue", Size.LARGE, Pose.UPRIGHT)
+    assert_read_as(state, (538.9, 411.1), 2.0, "yellow", Size.LARGE, Pose.UPRIGHT)

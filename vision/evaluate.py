@@ -163,9 +163,11 @@ class CoinScore(_Counts):
             if t.kind is not f.kind:
                 self.mistakes.append(f"{label}: {t.kind.value} at ({t.center[0]:.0f}, {t.center[1]:.0f}) "
                                      f"seen as {f.kind.value}")
-        matched = {r for r, _ in pairs}
+        matched, seen = {r for r, _ in pairs}, {c for _, c in pairs}
         self.mistakes += [f"{label}: missed {c.kind.value} at ({c.center[0]:.0f}, {c.center[1]:.0f})"
                           for i, c in enumerate(truth.coins) if i not in matched]
+        self.mistakes += [f"{label}: false {c.kind.value} at ({c.center[0]:.0f}, {c.center[1]:.0f})"
+                          for i, c in enumerate(found.coins) if i not in seen]
 
     @property
     def kind_rate(self) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, Callable
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
@@ -21,11 +22,19 @@ bp = Blueprint("martian_chess", __name__, url_prefix="/martian-chess",
 MAX_BODY_BYTES = 256 * 1024
 
 
+# The first requests to a new server may come together: each would open the database
+# (switching it to WAL fails while another connection does the same) and make a broker
+# of its own, whose listeners then hear nothing.
+_OPENING = threading.Lock()
+
+
 def _store() -> GameStore:
     ext = current_app.extensions
     if "martian_chess_store" not in ext:
-        ext["martian_chess_store"] = GameStore(current_app.config["DATABASE"])
-        ext["martian_chess_broker"] = Broker()
+        with _OPENING:
+            if "martian_chess_store" not in ext:
+                ext["martian_chess_broker"] = Broker()   # before the store: _broker reads it after
+                ext["martian_chess_store"] = GameStore(current_app.config["DATABASE"])
     return ext["martian_chess_store"]
 
 

@@ -1,6 +1,7 @@
 """The online games' SQLite store under the threaded server: no lost or partial writes."""
 
 import threading
+import time
 
 import pytest
 
@@ -40,3 +41,35 @@ def test_a_refused_change_leaves_the_game_as_it_was(tmp_path):
     assert store.get("g")["count"] == 1
     with pytest.raises(KeyError):
         store.update("nope", _bump)
+
+
+def test_the_first_requests_of_a_new_server_arriving_together(tmp_path, monkeypatch):
+    # each used to open the database (switching it to WAL: "database is locked" while
+    # another did the same) and make a broker of its own, whose listeners heard nothing
+    from server.martian_chess import views
+    from tests.martian_chess.helpers import make_app
+    opened = []
+
+    class SlowToOpen(GameStore):
+        def __init__(self, path):
+            opened.append(path)
+            time.sleep(0.2)   # every request arrives while the first is still opening it
+            super().__init__(path)
+
+    monkeypatch.setattr(views, "GameStore", SlowToOpen)
+    app = make_app(str(tmp_path / "fresh.sqlite3"))
+    start = threading.Barrier(8)
+    answers = []
+
+    def create():
+        client = app.test_client()
+        start.wait()
+        answers.append(client.post("/martian-chess/api/games", json={}).status_code)
+
+    threads = [threading.Thread(target=create) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert answers == [201] * 8
+    assert len(opened) == 1

@@ -75,6 +75,24 @@ def kind_decide(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob") -> fi
     return _likeliest([f for f in options if f.hypothesis.kind == COIN], b)
 
 
+def metal_margin(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob") -> float:
+    """How much worse (`tint_cost`, mm) the best model of the other metal explains the
+    blob than the coin chosen; infinite where it was not tried.
+
+    >>> from types import SimpleNamespace
+    >>> def coin(kind, rms): return fitting.Fit(fitting.Hypothesis(0, COIN, None, kind), np.zeros(3), rms, 0.9)
+    >>> penny, nickel = coin(CoinKind.PENNY, 0.5), coin(CoinKind.NICKEL, 0.3)
+    >>> copper = SimpleNamespace(observed=np.array([-0.6, -0.45, -0.2]))    # red − blue: 0.4
+    >>> kind_decide(nickel, [nickel, penny], copper).hypothesis.coin.value  # the outline preferred a nickel
+    'penny'
+    >>> round(metal_margin(penny, [nickel, penny], copper), 2)              # 10 mm × 0.2 over the split
+    1.8
+    """
+    others = [tint_cost(f, b.observed) for f in options
+              if f.hypothesis.kind == COIN and f.hypothesis.coin is not best.hypothesis.coin]
+    return min(others, default=np.inf) - tint_cost(best, b.observed)
+
+
 def lies_flat_decide(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob", grid: TableGrid,
                      direction: np.ndarray | None) -> fitting.Fit:
     """An upright piece, or a coin casting no shadow? `options` sorted by cost."""

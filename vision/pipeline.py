@@ -296,7 +296,10 @@ class Detector:
                 continue
             rival = next((decide.cost(f) for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
                           != (best.hypothesis.kind, best.hypothesis.size)), decide.cost(best) + COST_GAP_CONFIDENT)
-            chosen.append((b, best, rival - decide.cost(best)))
+            gap = rival - decide.cost(best)
+            if best.hypothesis.kind == COIN:   # the other metal is a rival too
+                gap = min(gap, coin_rules.metal_margin(best, options, b))
+            chosen.append((b, best, gap))
             chosen_options.append(options)
         # each blob's box has CROP_MARGIN_MM to spare around it: room for every hypothesis
         boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]

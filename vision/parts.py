@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.decide import SHADOW_DARKER, TINT_SHARE
 from vision.segment import WEAK, Foreground, median
 from vision.touching import MIN_BLOB_MM2, convex_fill, row_ends, split, split_by_hue, split_by_valley
 
@@ -63,9 +64,14 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     if strong.any() and max((np.count_nonzero(p) for p in parts), default=0) * fg.res ** 2 > PIECE_MAX_MM2:
         # bigger than any piece shows: a piece and a tinted shadow as big or bigger (a
         # lamp with little other light), between whose darkenings the median fell; the
-        # piece is at most its brightest piece-sized part
-        piece = np.sort(lum[strong])[-int(LARGEST_PIECE_MM2 / fg.res ** 2):]
-        retry = _cut(fg, weak, score, hue, typical, lum < median(piece) - TINTED_SHADOW_DARKER)
+        # piece is at most its brightest piece-sized part ...
+        n = int(LARGEST_PIECE_MM2 / fg.res ** 2)
+        chroma = np.hypot(hue[..., 0], hue[..., 1])
+        # ... or whose tint is diluted (under TINT_SHARE of its most tinted piece-sized
+        # part's): a lamp low enough makes the shadow as dark as the lit plastic
+        diluted = (lum < SHADOW_DARKER) & (chroma < TINT_SHARE * median(np.sort(chroma[strong])[-n:]))
+        retry = _cut(fg, weak, score, hue, typical,
+                     (lum < median(np.sort(lum[strong])[-n:]) - TINTED_SHADOW_DARKER) | diluted)
         if retry[0]:
             parts, cut, level = retry
     out = []

@@ -27,11 +27,16 @@ FALLBACK_EVIDENCE = 2.0
 # Pixels of a blob darker (log) than its typical full-evidence pixel by more than this
 # are its coloured shadow (light through the plastic), not the piece: left undecided.
 TINTED_SHADOW_DARKER = 0.5
-# A blob cut into a part bigger than any piece shows (a large upright's apparent area,
-# LARGEST_PIECE_MM2, times vision.fit.AREA_FACTOR: no model is tried on it) is cut again
-# with its tinted shadow measured from its brightest LARGEST_PIECE_MM2.
+# A blob cut into a part bigger than a piece shows with its blurred rim (a large
+# upright's apparent area is LARGEST_PIECE_MM2; a part past 1100 mm², AREA_FACTOR times
+# it, gets no model at all) is cut again with its tinted shadow measured from its
+# brightest LARGEST_PIECE_MM2.
 LARGEST_PIECE_MM2 = 700.0
-PIECE_MAX_MM2 = 1100.0
+PIECE_MAX_MM2 = 850.0
+# The second cut stands if its biggest part is smaller than the first's, but no smaller
+# than this share of it: a piece keeps 0.4-0.6 of a blob it shares with its shadow
+# (measured); a second cut that leaves 0.14-0.22 has cut into the piece itself.
+RETRY_KEEPS = 0.35
 # Outlines are traced on the evidence interpolated this many times finer than the grid.
 SUBPIXEL = 4
 
@@ -62,7 +67,7 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     # light through coloured plastic tints the shadow: same hue, but darker than the piece
     parts, cut, level = _cut(fg, weak, score, hue, typical, lum < median(lum[strong]) - TINTED_SHADOW_DARKER)
     if strong.any() and max((np.count_nonzero(p) for p in parts), default=0) * fg.res ** 2 > PIECE_MAX_MM2:
-        # bigger than any piece shows: a piece and a tinted shadow as big or bigger (a
+        # bigger than a piece shows: a piece and a tinted shadow as big or bigger (a
         # lamp with little other light), between whose darkenings the median fell; the
         # piece is at most its brightest piece-sized part ...
         n = int(LARGEST_PIECE_MM2 / fg.res ** 2)
@@ -72,7 +77,8 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         diluted = (lum < SHADOW_DARKER) & (chroma < TINT_SHARE * median(np.sort(chroma[strong])[-n:]))
         retry = _cut(fg, weak, score, hue, typical,
                      (lum < median(np.sort(lum[strong])[-n:]) - TINTED_SHADOW_DARKER) | diluted)
-        if retry[0]:
+        first, again = (max((np.count_nonzero(p) for p in ps), default=0) for ps in (parts, retry[0]))
+        if RETRY_KEEPS * first <= again < first:   # less shadow, but the piece kept
             parts, cut, level = retry
     out = []
     for part in parts:

@@ -71,3 +71,13 @@ def test_large_uprights_whose_tinted_shadows_outgrow_them():
     state = detect(rendered(9223))
     assert_read_as(state, (482.1, 361.3), 2.0, "blue", Size.LARGE, Pose.UPRIGHT)
     assert_read_as(state, (538.9, 411.1), 2.0, "yellow", Size.LARGE, Pose.UPRIGHT)
+
+
+def test_a_large_flat_piece_pointed_by_itself_not_with_its_shadow():
+    # a blob of 919 mm²: the yellow large flat and its shadow, as dark as the plastic but
+    # tinted less; with the shadow in, the fit turned the piece 5° towards it
+    r = rendered(9608)
+    t = next(p for p in r.truth.pieces if math.dist(p.position, (474.0, 154.0)) < 2)
+    assert_read_as(state := detect(r), t.position, 3.0, "yellow", Size.LARGE, Pose.FLAT)
+    found = min(state.pieces, key=lambda p: math.dist(p.position, t.position))
+    assert abs((found.heading - t.heading + 180) % 360 - 180) < 2.0

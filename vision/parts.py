@@ -66,7 +66,8 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     hue = fg.hue[y:y + h, x:x + w]
     # light through coloured plastic tints the shadow: same hue, but darker than the piece
     parts, cut, level = _cut(fg, weak, score, hue, typical, lum < median(lum[strong]) - TINTED_SHADOW_DARKER)
-    if strong.any() and max((np.count_nonzero(p) for p in parts), default=0) * fg.res ** 2 > PIECE_MAX_MM2:
+    first = _biggest(parts)
+    if strong.any() and first * fg.res ** 2 > PIECE_MAX_MM2:
         # bigger than a piece shows: a piece and a tinted shadow as big or bigger (a
         # lamp with little other light), between whose darkenings the median fell; the
         # piece is at most its brightest piece-sized part ...
@@ -77,8 +78,7 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         diluted = (lum < SHADOW_DARKER) & (chroma < TINT_SHARE * median(np.sort(chroma[strong])[-n:]))
         retry = _cut(fg, weak, score, hue, typical,
                      (lum < median(np.sort(lum[strong])[-n:]) - TINTED_SHADOW_DARKER) | diluted)
-        first, again = (max((np.count_nonzero(p) for p in ps), default=0) for ps in (parts, retry[0]))
-        if RETRY_KEEPS * first <= again < first:   # less shadow, but the piece kept
+        if RETRY_KEEPS * first <= _biggest(retry[0]) < first:   # less shadow, but the piece kept
             parts, cut, level = retry
     out = []
     for part in parts:
@@ -104,6 +104,11 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         out.append(Part(hull, near[labels], _hull_points(inside, SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL,
                         _contour_points(inside, SUBPIXEL, (x0, y0))))
     return out
+
+
+def _biggest(parts: list[np.ndarray]) -> int:
+    """Pixels of the biggest of a blob's part masks (0 for none)."""
+    return max((np.count_nonzero(p) for p in parts), default=0)
 
 
 def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, typical: float,

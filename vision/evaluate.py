@@ -25,6 +25,9 @@ from domain import Piece, Pose, TableState, angle_between
 # Further apart than this (mm) a truth and a detection are different pieces: about the
 # size of a large piece, so a piece is never paired with its neighbour.
 MATCH_MM = 25.0
+# Confidence bins for the calibration error, and the confidence a user may take as sure.
+CONFIDENCE_BINS = (0.0, 0.25, 0.5, 0.75, 0.9, 1.0001)
+SURE = 0.9
 
 
 def match(truth: TableState, found: TableState) -> list[tuple[Piece, Piece]]:
@@ -66,6 +69,7 @@ class Score(_Counts):
     heading_err: list[float] = field(default_factory=list)    # flat pieces with right size and pose
     per_colour: dict[str, list[int]] = field(default_factory=dict)  # colour: [truth, found right]
     mistakes: list[str] = field(default_factory=list)
+    said: list[tuple[float, bool]] = field(default_factory=list)   # each found piece: (confidence, all right)
 
     @classmethod
     def of(cls, pairs_of_states) -> "Score":
@@ -85,10 +89,12 @@ class Score(_Counts):
         for p in truth.pieces:
             if id(p) not in matched_truth:
                 self.mistakes.append(f"{label}: missed {_describe(p)}")
-        matched_found = {id(f) for _, f in pairs}
+        matched_found = {id(f): t for t, f in pairs}
         for p in found.pieces:
-            if id(p) not in matched_found:
+            t = matched_found.get(id(p))
+            if t is None:
                 self.mistakes.append(f"{label}: false {_describe(p)}")
+            self.said.append((p.confidence, t is not None and (t.color, t.size, t.pose) == (p.color, p.size, p.pose)))
         for t, f in pairs:
             self.colour_ok += t.color is f.color
             self.size_ok += t.size is f.size
@@ -112,7 +118,22 @@ class Score(_Counts):
     def percentile(self, values: list[float], q: float) -> float:
         return float(np.percentile(values, q)) if values else 0.0
 
+    def confidence_figures(self) -> dict[str, float]:
+        """How well the confidences hold as probabilities that a found piece is all right:
+        Brier score (mean squared error), calibration error (the gap between the mean
+        confidence and the share right, weighted over CONFIDENCE_BINS), and of the pieces
+        said to be at least SURE sure, the share right."""
+        if not self.said:
+            return {"brier": 0.0, "calibration_error": 0.0, "sure_share": 0.0, "sure_right": 1.0}
+        said, right = (np.array(v, float) for v in zip(*self.said))
+        gap = sum(abs(said[b].mean() - right[b].mean()) * b.sum()
+                  for b in (np.digitize(said, CONFIDENCE_BINS) == k for k in range(1, len(CONFIDENCE_BINS))) if b.any())
+        sure = said >= SURE
+        return {"brier": float(np.mean((said - right) ** 2)), "calibration_error": float(gap / len(said)),
+                "sure_share": float(sure.mean()), "sure_right": float(right[sure].mean()) if sure.any() else 1.0}
+
     def summary(self) -> str:
+        c = self.confidence_figures()
         lines = [
             f"pieces {self.n_truth}, found {100 * self.found_rate:.1f}%, false {100 * self.false_rate:.1f}%",
             f"colour {100 * self.rate(self.colour_ok):.1f}%, size {100 * self.rate(self.size_ok):.1f}%, "
@@ -121,7 +142,10 @@ class Score(_Counts):
             f"max {max(self.position_err, default=0):.2f}",
             f"flat heading deg: median {self.percentile(self.heading_err, 50):.2f}, "
             f"p95 {self.percentile(self.heading_err, 95):.2f}",
-            "per colour (all right / pieces): " + ", ".join(f"{c} {v[1]}/{v[0]}" for c, v in sorted(self.per_colour.items())),
+            "per colour (all right / pieces): " + ", ".join(f"{k} {v[1]}/{v[0]}" for k, v in sorted(self.per_colour.items())),
+            f"confidence as the chance a found piece is all right: Brier {c['brier']:.3f}, calibration error "
+            f"{c['calibration_error']:.3f}; said ≥ {SURE}: {100 * c['sure_share']:.0f}% of pieces, "
+            f"{100 * c['sure_right']:.1f}% of them right",
         ]
         return "\n".join(lines)
 

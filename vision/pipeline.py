@@ -34,6 +34,7 @@ from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
 from vision import heading
+from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, to_piece
 from vision.rectify import Rectifier, TableGrid
 from vision.parts import Part, refine
@@ -43,8 +44,6 @@ from vision.sheets import table_mask
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
 COST_GAP_CONFIDENT = 0.5
-# Colour margin (in model spreads) that earns full colour confidence.
-COLOUR_MARGIN_CONFIDENT = 1.5
 # A blob bigger than this (mm²) is a hand or an arm (a palm alone is ~85 × 85 mm); even
 # four pieces pressed together cover under half of it.
 HAND_MM2 = 4000.0
@@ -72,6 +71,7 @@ class PieceFit:
     fit: fitting.Fit
     colour_margin: float
     confidence: float
+    pose_margin: float = 0.0   # cost (mm) by which the runner-up of another size or pose lost
 
 
 @dataclass
@@ -114,6 +114,7 @@ class Detector:
                  colours_path: str | None = None, models: ColourModels | None = None):
         self.layout, self.intrinsics = layout, intrinsics
         self.models = models or ColourModels.load(colours_path)
+        self.confidence = ConfidenceModel.load()
         self.grid = TableGrid.around(layout)
         self._rectifier: Rectifier | None = None
         self._usable: np.ndarray | None = None
@@ -317,25 +318,23 @@ class Detector:
         placed = []   # (piece, its fit, colour margin)
         for (b, best, gap), name, margin in zip(chosen, names if chosen else [], margins if chosen else []):
             h = best.hypothesis
-            fit_conf = float(np.clip((best.iou - decide.IOU_MIN) / (0.9 - decide.IOU_MIN), 0, 1))
-            pose_conf = float(np.clip(gap / COST_GAP_CONFIDENT, 0, 1))
-            if h.kind == COIN:
+            if h.kind == COIN:   # too few coins rendered to fit a model: the weaker margin
                 cid = f"c{len(coins) + 1}"
-                conf = min(fit_conf, pose_conf)
+                conf = min(float(np.clip((best.iou - decide.IOU_MIN) / (0.9 - decide.IOU_MIN), 0, 1)),
+                           float(np.clip(gap / COST_GAP_CONFIDENT, 0, 1)))
                 coins.append(Coin(cid, h.coin, (float(best.params[0]), float(best.params[1])), conf))  # type: ignore[arg-type]
-                decided.append(PieceFit(cid, h.coin.value, best, 0.0, conf))  # type: ignore[union-attr]
+                decided.append(PieceFit(cid, h.coin.value, best, 0.0, conf, gap))  # type: ignore[union-attr]
                 continue
             if b.dark and name == "clear":
                 continue   # a dark, hueless blob that looks like table through clear plastic is table
-            colour_conf = float(np.clip(margin / COLOUR_MARGIN_CONFIDENT, 0, 1))
-            conf = round(min(fit_conf, pose_conf, colour_conf), 3)
+            conf = round(self.confidence.probability(best.iou, gap, float(margin), h.kind == FLAT), 3)
             piece = to_piece("", name, h.kind, h.size, best.params, conf)  # type: ignore[arg-type]
-            placed.append((piece, best, float(margin)))
-        for k in one_per_place([piece for piece, _, _ in placed]):
-            piece, best, margin = placed[k]
+            placed.append((piece, best, float(margin), gap))
+        for k in one_per_place([piece for piece, _, _, _ in placed]):
+            piece, best, margin, gap = placed[k]
             pid = f"p{len(pieces) + 1}"
             pieces.append(replace(piece, id=pid))
-            decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence))
+            decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap))
         return TableState(tuple(pieces), tuple(coins)), decided
 
 

@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 from werkzeug.serving import WSGIRequestHandler, make_server  # noqa: E402
 
 from server.app import create_app  # noqa: E402
-from server.startup import DEMO_FOOTAGE, real_detector  # noqa: E402
+from server.startup import DEMO_FOOTAGE, live_detector  # noqa: E402
 from vision.live.loop import LiveLoop  # noqa: E402
 
 FPS_FRAMES = 600
@@ -58,10 +58,9 @@ def footage_turn() -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]
 
 def detector_or_fake():
     try:
-        d = real_detector()
-        d.detect  # noqa: B018
+        d = live_detector()   # in worker processes, as the dashboard runs it
         from calibration import registration  # noqa: F401
-        return d, "real detector"
+        return d, "real detector, in worker processes"
     except ImportError as e:
         from tests.live.fakes import FakeDetector
         return FakeDetector(), f"fake detector ({e})"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 from domain import InputError
@@ -59,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         raise ServeError(f"cannot listen on {args.host}:{args.port}: {e.strerror}") from None
     print(f"pyramid-referee: dashboard on http://{args.host}:{server.server_port}/ (Ctrl-C stops)", file=sys.stderr)
+    # stopped by a service manager (SIGTERM): stop as on Ctrl-C, the live loop and its
+    # detector's worker processes with the server, the store flushed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         server.serve_forever()
     finally:

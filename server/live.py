@@ -139,6 +139,9 @@ class LiveService:
             self.loop.stop()
         if self.thread is not None:
             self.thread.join(timeout=5)
+        close = getattr(self.loop.detector, "close", None) if self.loop is not None else None
+        if close is not None:   # the detector's worker processes
+            close()
         self.flush()
 
     def picture(self, frame: np.ndarray | None, detection: Any = None) -> bytes | None:

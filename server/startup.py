@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from typing import Any, Mapping
@@ -26,13 +27,24 @@ def demo_rolls() -> list[str]:
         return []
 
 
-def real_detector(config: Mapping[str, Any] | None = None) -> Any:
-    """The project's detector with the configured marker layout, camera file and colour models."""
+def detector_factory(config: Mapping[str, Any] | None = None) -> Any:
+    """A picklable callable that builds the project's detector with the configured marker
+    layout, camera file and colour models (here, or in a worker process)."""
     from calibration.camera import Intrinsics
     from vision.pipeline import Detector
     config = config or {}
     intrinsics = Intrinsics.load(config["CAMERA"]) if config.get("CAMERA") else None
-    return Detector(layout_of(config), intrinsics, config.get("COLOURS"))
+    return functools.partial(Detector, layout_of(config), intrinsics, config.get("COLOURS"))
+
+
+def real_detector(config: Mapping[str, Any] | None = None) -> Any:
+    return detector_factory(config)()
+
+
+def live_detector(config: Mapping[str, Any] | None = None) -> Any:
+    """`real_detector` in worker processes, for the live loop (vision.live.processes)."""
+    from vision.live.processes import ProcessDetector
+    return ProcessDetector(detector_factory(config))
 
 
 def layout_of(config: Mapping[str, Any]) -> MarkerLayout:
@@ -75,7 +87,7 @@ def build_service(config: Mapping[str, Any], store: Store, bus: EventBus) -> Liv
     source = frame_source(config, on_status, on_lap)
     if source is not None:
         realtime = bool(config.get("LIVE_REALTIME", True))  # else every frame is read in turn (tests)
-        detector = config.get("DETECTOR") or real_detector(config)
+        detector = config.get("DETECTOR") or (live_detector(config) if realtime else real_detector(config))
         loop = LiveLoop(source, detector, service.referee, service.handle,
                         quiet_frames=config.get("QUIET_FRAMES"), agreeing_frames=config.get("AGREEING_FRAMES"),
                         realtime=realtime, threaded_detection=realtime)

@@ -26,8 +26,9 @@ from vision.live.sources import CorruptFrame, FrameLost, FrameSource
 from vision.live.tracking import Debouncer, Tracker, same_table
 
 
-# Frames read at once: the debouncer's two readings run side by side on the two cores
-# (OpenCV and numpy release the GIL), which halves the wait before a ruling.
+# Frames read at once: the debouncer's two readings run side by side, on two cores when
+# the detector works in processes (vision.live.processes; the dashboard's does), which
+# nearly halves the wait before a ruling.
 DETECTION_WORKERS = 2
 # The same error is reported once in this many seconds (a broken detector fails every frame).
 ERROR_REPEAT_S = 10.0

@@ -196,7 +196,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     min_px = MIN_BLOB_MM2 / filler.res ** 2
     blobs = [(int(i), tuple(int(v) for v in stats[i, :4])) for i in np.flatnonzero(keep)
              if stats[i, cv2.CC_STAT_AREA] >= min_px]
-    mask = np.take(keep, labels)   # ~40 % faster than keep[labels]
+    mask = _paint(labels, stats, np.flatnonzero(keep), np.uint8(255))
     # black plastic under a bright room can be no darker than a deep shadow; but every
     # shadow on the table touches the piece that casts it: dark blobs are candidates,
     # kept if they touch no piece found (vision.pipeline); their evidence is their
@@ -210,7 +210,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     # felt: the faces that pass the lamp's light, the rest darkened like a shadow): the
     # dark candidate it touches takes it in
     small = (keep > 0) & (stats[:, cv2.CC_STAT_AREA] < PIECE_MIN_MM2 / filler.res ** 2)
-    in_small = np.take(small, labels)
+    in_small = _paint(labels, stats, np.flatnonzero(small), True)
     overlap = np.bincount(black_labels[(mask > 0) & ~in_small], minlength=m)
     overlap_small = np.bincount(black_labels[in_small], minlength=m)
     absorbed: dict[int, set] = {}
@@ -288,6 +288,18 @@ def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.
         score[rows][shadow | (use == 0)] = 0
         dark[rows] = (shadow & (lm < DARK_LOG_MAX) & (use > 0)).astype(np.uint8) * 255
     return score, dark
+
+
+def _paint(labels: np.ndarray, stats: np.ndarray, which: np.ndarray, value) -> np.ndarray:
+    """An image of `value` where `labels` is one of `which`, else zero: component by
+    component in their boxes (the kept components are a few dozen of up to thousands;
+    looking every pixel's label up takes ~4× as long)."""
+    out = np.zeros(labels.shape, type(value))
+    for i in which:
+        x, y, w, h = stats[i, :4]
+        box = np.s_[y:y + h, x:x + w]
+        out[box][labels[box] == i] = value
+    return out
 
 
 def _union_box(boxes: list) -> tuple[int, int, int, int]:

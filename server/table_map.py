@@ -12,6 +12,9 @@ from domain import Pose, TableState
 MAP_MARGIN_MM = 40.0
 # A beam that meets nothing is drawn this far, mm (beyond the table).
 OPEN_BEAM_MM = 900.0
+# A piece read right with less than this chance (its confidence, vision.confidence) is
+# drawn as unsure, for the players to check: one in four or worse.
+UNSURE_BELOW = 0.75
 
 
 def _r(v: float) -> float:
@@ -31,7 +34,8 @@ def table_map(table: TableState, rulings: Sequence[dict[str, Any]], layout: Mark
         item = {"id": p.id, "color": p.color.value, "size": p.size.value, "pose": p.pose.value,
                 "footprint": [[_r(x), _r(y)] for x, y in p.footprint()],
                 "label": [_r(v) for v in (p.center if p.pose is Pose.UPRIGHT else p.tail)],
-                "stack": [s.value for s in p.stack]}
+                "stack": [s.value for s in p.stack],
+                "confidence": round(p.confidence, 2), "unsure": p.confidence < UNSURE_BELOW}
         if p.pose is Pose.FLAT:
             item["nose"] = [_r(v) for v in p.nose]
         pieces.append(item)

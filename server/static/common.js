@@ -46,12 +46,13 @@ function drawMap(el, map, onPiece) {
                    class: map.warp.legal ? "warp" : "warp illegal"}, el);
   }
   for (const p of map.pieces) {
-    const g = svg("g", {class: `piece ${p.pose}`, "data-id": p.id, tabindex: 0}, el);
+    const g = svg("g", {class: `piece ${p.pose}${p.unsure ? " unsure" : ""}`, "data-id": p.id, tabindex: 0}, el);
     svg("polygon", {points: pts(p.footprint), fill: PIECE_FILL[p.color] || "#888"}, g);
     const t = svg("text", {x: p.label[0], y: p.label[1] - 4, class: "label"}, g);
     t.textContent = `${p.id} ${p.size[0].toUpperCase()}${p.stack.length > 1 ? "×" + p.stack.length : ""}`;
     const title = svg("title", {}, g);
-    title.textContent = `${p.id}: ${p.color} ${p.size} ${p.pose}`;
+    title.textContent = `${p.id}: ${p.color} ${p.size} ${p.pose}` +
+      (p.unsure ? ` (the camera reads such a piece right ${Math.round(100 * p.confidence)} % of the time: check it)` : "");
     if (onPiece) g.addEventListener("click", () => onPiece(p.id));
   }
   if (map.beam) {

@@ -68,6 +68,17 @@ async function refresh() {
   state = s;
   render();
   drawMap(document.getElementById("map"), map, fixPiece);
+  markUnsure(map);
+}
+
+// Pieces the camera is unsure of (the map says which) are flagged in the list as well.
+function markUnsure(map) {
+  const unsure = new Map(map.pieces.filter(p => p.unsure).map(p => [p.id, p.confidence]));
+  for (const li of document.querySelectorAll("#pieces li")) {
+    li.classList.toggle("unsure", unsure.has(li.dataset.id));
+    li.title = unsure.has(li.dataset.id)
+      ? `the camera reads such a piece right ${Math.round(100 * unsure.get(li.dataset.id))} % of the time: check it` : "";
+  }
 }
 
 function fixPiece(id) {

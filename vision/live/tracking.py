@@ -213,7 +213,7 @@ class Tracker:
     def correct(self, pid: str, changes: dict[str, Any]) -> TableState:
         """Fix a misread piece (colour, size, pose...) of the confirmed table; returns the new table."""
         piece = self.confirmed.piece(pid)
-        fixed = Piece.from_dict({**piece.to_dict(), **changes, "id": pid,
+        fixed = Piece.from_dict({**piece.to_dict(), **changes, "id": pid, "confidence": 1.0,   # a player's word
                                  **({"stack": [changes["size"]]} if "size" in changes else {})})
         seen = self._as_seen(piece)
         self.corrections[pid] = Correction(seen.color, seen.size, fixed.color, fixed.size)

@@ -44,8 +44,9 @@ from vision.sheets import table_mask
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
 COST_GAP_CONFIDENT = 0.5
-# A blob bigger than this (mm²) is a hand or an arm (a palm alone is ~85 × 85 mm); even
-# four pieces pressed together cover under half of it.
+# A blob bigger than this (mm²) that reaches the edge of the table's view is a hand or an
+# arm (a palm alone is ~85 × 85 mm; an arm comes in from outside the view). One that does
+# not is a cluster of pieces pressed together (a fleet round its home star), read as such.
 HAND_MM2 = 4000.0
 # A blob's colour is measured on its pixels more saturated than this percentile.
 SATURATED_PERCENTILE = 75
@@ -118,6 +119,7 @@ class Detector:
         self.grid = TableGrid.around(layout)
         self._rectifier: Rectifier | None = None
         self._usable: np.ndarray | None = None
+        self._outside_view: np.ndarray | None = None   # grid cells the camera does not see
 
     # -- steps -----------------------------------------------------------------------
     def register(self, image: np.ndarray):
@@ -146,7 +148,9 @@ class Detector:
         rect = self._rectifier_for(registration.view)
         table = rect.warp(image)
         if self._usable is None:
-            self._usable = table_mask(self.grid, self.layout, rect.visible(), table, registration.paper_white_bgr)
+            visible = rect.visible()
+            self._outside_view = visible == 0
+            self._usable = table_mask(self.grid, self.layout, visible, table, registration.paper_white_bgr)
             self._filler = BackgroundFiller(self._usable, self.grid)
         return foreground(table, self._usable, self._filler, registration.paper_white_bgr)
 
@@ -157,7 +161,7 @@ class Detector:
         candidates = [(m, b, False) for m, b in blob_masks(fg, margin)] + \
             [(m, b, True) for m, b in blob_masks(fg, margin, dark=True)]
         for weak, box, dark in candidates:
-            if np.count_nonzero(weak) * res * res > HAND_MM2:
+            if np.count_nonzero(weak) * res * res > HAND_MM2 and self._reaches_view_edge(weak, box):
                 continue  # a hand or an arm over the table, not pieces
             crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
             hue = fg.hue[crop]
@@ -172,6 +176,15 @@ class Detector:
                 out.append(_Blob(part, np.array(box[:2]), area, readings[-1][0], readings[-1][1],
                                  decide.tinted_shadow(fg.lum[crop], chroma, sel), fg.lum[crop], chroma, hue, dark))
         return self._best_explained(out, readings)
+
+    def _reaches_view_edge(self, mask: np.ndarray, box: tuple[int, int, int, int]) -> bool:
+        """Does a blob (its mask in `box`) touch the grid's border or what the camera does not see?"""
+        x, y, w, h = box
+        rows, cols = self._outside_view.shape
+        on_border = (x == 0 and mask[:, 0].any()) or (y == 0 and mask[0].any()) \
+            or (x + w == cols and mask[:, -1].any()) or (y + h == rows and mask[-1].any())
+        grown = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > 0
+        return bool(on_border or np.any(grown & self._outside_view[y:y + h, x:x + w]))
 
     def _best_explained(self, blobs: list[_Blob], readings: list[np.ndarray]) -> list[_Blob]:
         """Each blob with the colour reading (see _colour_readings) that some plastic

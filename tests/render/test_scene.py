@@ -167,3 +167,15 @@ def test_random_hands_stay_above_the_pieces():
         for hand in random_scene(seed, n_pieces=2, hands=2).occluders:
             lowest = min(min(c.a[2], c.b[2]) - c.r for c, _, _ in hand_capsules(hand))
             assert lowest > Size.LARGE.height
+
+
+def test_an_arm_comes_in_from_outside_the_picture():
+    from vision.render.world import hand_capsules
+    for seed in range(15):
+        spec = random_scene(seed, n_pieces=2, hands=1)
+        view = spec.view()
+        for hand in spec.occluders:
+            ends = np.array([p for c, _, _ in hand_capsules(hand) for p in (c.a, c.b)])
+            u, v = view.project(ends).T
+            w, h = view.intrinsics.width, view.intrinsics.height
+            assert np.any((u < 0) | (u >= w) | (v < 0) | (v >= h)), seed   # the shoulder is out of view

@@ -135,13 +135,18 @@ def hand_capsules(h: Hand) -> list[tuple[Capsule, str, tuple[float, float, float
     up = np.array([0.0, 0.0, 1.0])
     palm = np.array(h.palm, float)
     skin = lambda cap: (cap, "skin", h.skin)  # noqa: E731
-    # forearm: from the wrist back and up out of the picture; a sleeve from mid-forearm
+    # forearm from the wrist back and up, upper arm on to a shoulder beside the table, out
+    # of the picture (an arm always comes in from outside the view); a sleeve from
+    # mid-forearm
     wrist = palm - fwd * 45 * s + up * 8 * s
     elbow = wrist - fwd * 260 * s + up * 160 * s
+    shoulder = elbow - fwd * 420 * s + up * 120 * s
     cuff = wrist + (elbow - wrist) * (0.35 if h.sleeve else 1.0)
     parts = [skin(Capsule(cuff, wrist, 28 * s))]
     if h.sleeve:
         parts.append((Capsule(elbow, cuff, 40 * s), "cloth", h.sleeve))
+    parts.append((Capsule(shoulder, elbow, 45 * s), "cloth", h.sleeve) if h.sleeve
+                 else skin(Capsule(shoulder, elbow, 42 * s)))
     # palm: three fat capsules side by side
     for k in (-1, 0, 1):
         parts.append(skin(Capsule(palm - fwd * 35 * s + side * k * 18 * s, palm + fwd * 30 * s + side * k * 24 * s,

@@ -27,6 +27,7 @@ SEEDS = range(9200, 9230)
 COLOUR_SEEDS = range(9300, 9306)
 VARIANT_SEEDS = range(9400, 9403)
 COIN_SEEDS = range(7900, 7920)
+CROWD_SEEDS = range(9520, 9545)   # every piece placed beside another
 VARIANTS = {
     "JPEG quality 60": {"jpeg_quality": 60},
     "noisy sensor": {"shot_noise": 0.04, "read_noise": 4.0},
@@ -104,6 +105,13 @@ def main() -> None:
     print(f"\nSpike's coins, {len(COIN_SEEDS)} renders of 2-4 coins among the pieces: {coins.summary()}")
     for m in coins.mistakes:
         print("  ", m)
+
+    crowded = Score()
+    for seed in CROWD_SEEDS:
+        r = rendered(seed, crowd=1.0)
+        crowded.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, str(seed))
+    print(f"\ncrowded tables, every piece beside another: {len(CROWD_SEEDS)} renders")
+    print(crowded.summary())
 
     for name, sensor in VARIANTS.items():
         s = Score()

@@ -190,6 +190,9 @@ def main() -> None:
               f"p90 {q[8]:.0f} ms, max {max(lat):.0f} ms over {len(lat)} turns (goal median <= 300 ms)")
     else:
         print("first quiet frame -> ruling: no ruling arrived (see the dashboard's status)")
+    close = getattr(detector, "close", None)
+    if close is not None:
+        close()
     if os.path.exists(os.path.join(DEMO_FOOTAGE, "playlist.json")):
         bench_demo()
 

@@ -58,6 +58,7 @@ class LiveService:
         self.lock = threading.RLock()
         self.loop: LiveLoop | None = None
         self.thread: threading.Thread | None = None
+        self._on_stop: Callable[[], Any] | None = None
         self.status = "no camera"
         # One writer thread keeps SQLite and the session folder off the loop's path: browsers
         # hear of a ruling at once, and writes stay in order.
@@ -125,8 +126,10 @@ class LiveService:
                     "scores": self.scores()}
 
     # -- the loop -----------------------------------------------------------------------
-    def attach(self, loop: LiveLoop) -> None:
-        """Run `loop` (already built on a source) on a thread, feeding this service."""
+    def attach(self, loop: LiveLoop, on_stop: Callable[[], Any] | None = None) -> None:
+        """Run `loop` (already built on a source) on a thread, feeding this service;
+        `on_stop` releases what was built for it (the detector's worker processes)."""
+        self._on_stop = on_stop
         loop.sink = self.handle
         loop.referee = self.referee
         loop.reset(self.table)  # a restored table is the baseline, not a move
@@ -139,9 +142,8 @@ class LiveService:
             self.loop.stop()
         if self.thread is not None:
             self.thread.join(timeout=5)
-        close = getattr(self.loop.detector, "close", None) if self.loop is not None else None
-        if close is not None:   # the detector's worker processes
-            close()
+        if self._on_stop is not None:
+            self._on_stop()
         self.flush()
 
     def picture(self, frame: np.ndarray | None, detection: Any = None) -> bytes | None:

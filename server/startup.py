@@ -38,6 +38,7 @@ def detector_factory(config: Mapping[str, Any] | None = None) -> Any:
 
 
 def real_detector(config: Mapping[str, Any] | None = None) -> Any:
+    """The project's detector, in this process."""
     return detector_factory(config)()
 
 
@@ -91,5 +92,6 @@ def build_service(config: Mapping[str, Any], store: Store, bus: EventBus) -> Liv
         loop = LiveLoop(source, detector, service.referee, service.handle,
                         quiet_frames=config.get("QUIET_FRAMES"), agreeing_frames=config.get("AGREEING_FRAMES"),
                         realtime=realtime, threaded_detection=realtime)
-        service.attach(loop)
+        # a detector built here is closed here (its worker processes); one given is its giver's
+        service.attach(loop, on_stop=None if config.get("DETECTOR") else getattr(detector, "close", None))
     return service

@@ -7,14 +7,12 @@ from typing import Any, Sequence
 
 from calibration.markers import MarkerLayout
 from domain import Pose, TableState
+from vision.confidence import UNSURE_BELOW
 
 # Margin drawn around the markers' extent, mm: pieces are played just outside them too.
 MAP_MARGIN_MM = 40.0
 # A beam that meets nothing is drawn this far, mm (beyond the table).
 OPEN_BEAM_MM = 900.0
-# A piece read right with less than this chance (its confidence, vision.confidence) is
-# drawn as unsure, for the players to check: one in four or worse.
-UNSURE_BELOW = 0.75
 
 
 def _r(v: float) -> float:

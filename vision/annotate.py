@@ -2,8 +2,9 @@
 
 Each piece's fitted 3-D model is projected back into the picture (so a wrong size, pose
 or rotation shows as an outline that does not sit on the plastic), labelled with its id,
-colour, size, pose and confidence; coins get their circle; the markers and the table
-frame's axes show the registration.
+colour, size, pose and confidence ("check?" when it is read right less than three times
+in four: vision.confidence.UNSURE_BELOW); coins get their circle; the markers and the
+table frame's axes show the registration.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import cv2
 import numpy as np
 
 from domain import Pose
+from vision.confidence import UNSURE_BELOW
 from vision.geometry import model_points_3d
 
 # Outline colours (BGR) for the plastics; light ones get a dark halo when drawn.
@@ -55,7 +57,8 @@ def annotate(image_bgr: np.ndarray, detection) -> np.ndarray:
             anchor, pose = ends[1], f"flat {p.heading:.0f}deg"
         else:
             anchor, pose = view.project(np.array([p.center]))[0], f"up {p.rotation:.0f}deg"
-        _label(out, f"{p.id} {p.color.value} {SIZE_LETTER[p.size.value]} {pose} {p.confidence:.2f}",
+        unsure = " check?" if p.confidence < UNSURE_BELOW else ""
+        _label(out, f"{p.id} {p.color.value} {SIZE_LETTER[p.size.value]} {pose} {p.confidence:.2f}{unsure}",
                anchor, colour)
     for c in detection.state.coins:
         ring = np.array([(c.center[0] + c.kind.diameter / 2 * np.cos(a), c.center[1] + c.kind.diameter / 2 * np.sin(a))

@@ -38,6 +38,9 @@ COLOUR_MARGIN_SCALE = 0.2
 IOU_LOW, IOU_SPAN = 0.5, 0.4
 # Ridge penalty of the fit: keeps the weights sane where the training set has few errors.
 RIDGE = 1.0
+# A piece read right with less than this chance is flagged for the players to check (the
+# dashboard's map and list, `detect --annotate`): one in four or worse.
+UNSURE_BELOW = 0.75
 
 
 def features(iou: float, pose_margin: float, colour_margin: float, flat: bool) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 from calibration.markers import MarkerLayout
 from domain import Piece, TableState
-from server.table_map import UNSURE_BELOW, table_map
+from server.table_map import table_map
+from vision.confidence import UNSURE_BELOW
 from vision.live.tracking import Tracker
 
 

@@ -32,6 +32,12 @@ SPLIT_SEED_PX = 20
 # of weaker evidence. It is cut at rising levels (these fractions of its median
 # evidence) until it falls apart into parts of at least MIN_BLOB_MM2.
 VALLEY_LEVELS = (0.6, 0.75, 0.9, 1.05)
+# A blob from VALLEY_MM2 (two small pieces' bases and their rims) up to MERGED_MM2 may be
+# one piece or two small ones: only a deep valley cuts it (the crevice between two
+# pieces), not the shallower step between one piece's faces (a large flat's raised
+# tail face, cut at 0.9-1.05, read as a medium flat and a small piece).
+VALLEY_MM2 = 500.0
+DEEP_VALLEY_LEVELS = (0.6, 0.75)
 # Smallest blob worth fitting, mm²: half the base of a small piece (14.3 mm square).
 MIN_BLOB_MM2 = 100.0
 
@@ -64,13 +70,22 @@ def split_by_hue(mask: np.ndarray, hue: np.ndarray, res: float) -> list[np.ndarr
 
 
 def split_by_valley(mask: np.ndarray, score: np.ndarray, res: float) -> list[np.ndarray]:
-    """Same-coloured pieces touching: a part too big for one piece, cut along the
-    valley of weaker evidence between them; each pixel goes to the nearest part."""
-    if np.count_nonzero(mask) * res ** 2 < MERGED_MM2:
+    """Same-coloured pieces touching: a part too big for one piece, or for one small
+    piece with a deep valley across it, cut along the valley of weaker evidence between
+    them; each pixel goes to the nearest part.
+
+    >>> two = np.zeros((20, 40), np.uint8); two[2:18, 2:38] = 255      # 576 mm² at 1 mm
+    >>> crevice, faces = np.full(two.shape, 2.0), np.full(two.shape, 2.0)
+    >>> crevice[:, 19:21] = 0.8; faces[:, 19:21] = 1.6   # a crevice; a step between faces
+    >>> len(split_by_valley(two, crevice, 1.0)), len(split_by_valley(two, faces, 1.0))
+    (2, 1)
+    """
+    area = np.count_nonzero(mask) * res ** 2
+    if area < VALLEY_MM2:
         return [mask]
     inside = score[mask > 0]
     typical = float(np.median(inside))
-    for fraction in VALLEY_LEVELS:
+    for fraction in VALLEY_LEVELS if area >= MERGED_MM2 else DEEP_VALLEY_LEVELS:
         core = cv2.morphologyEx(((score > fraction * typical) & (mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
                                 np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)

@@ -45,6 +45,14 @@ def median_ms(fn, repeats: int = 3, clock=time.perf_counter) -> float:
     return statistics.median(times)
 
 
+def scored(score, seeds, **options):
+    """`score` (a Score or CoinScore) of the detector on rendered(seed, **options) for each seed."""
+    for seed in seeds:
+        r = rendered(seed, **options)
+        score.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, str(seed))
+    return score
+
+
 def main() -> None:
     score, no_camera = Score(), Score()
     full, video, video_cpu, decode, steps, fit_cpu = [], [], [], [], {}, {}
@@ -91,33 +99,21 @@ def main() -> None:
     for kind, s in sorted(per_surface.items()):
         print(f"\n{kind}: " + s.summary().replace("\n", "\n  "))
 
-    colours = Score()
-    for seed in COLOUR_SEEDS:
-        r = rendered(seed, colors=tuple(c.value for c in Color))
-        colours.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, str(seed))
+    colours = scored(Score(), COLOUR_SEEDS, colors=tuple(c.value for c in Color))
     print(f"\nall ten colours: {len(COLOUR_SEEDS)} renders")
     print(colours.summary())
 
-    coins = CoinScore()
-    for seed in COIN_SEEDS:
-        r = rendered(seed, coins=(2, 4))
-        coins.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, str(seed))
+    coins = scored(CoinScore(), COIN_SEEDS, coins=(2, 4))
     print(f"\nSpike's coins, {len(COIN_SEEDS)} renders of 2-4 coins among the pieces: {coins.summary()}")
     for m in coins.mistakes:
         print("  ", m)
 
-    crowded = Score()
-    for seed in CROWD_SEEDS:
-        r = rendered(seed, crowd=1.0)
-        crowded.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, str(seed))
+    crowded = scored(Score(), CROWD_SEEDS, crowd=1.0)
     print(f"\ncrowded tables, every piece beside another: {len(CROWD_SEEDS)} renders")
     print(crowded.summary())
 
     for name, sensor in VARIANTS.items():
-        s = Score()
-        for seed in VARIANT_SEEDS:
-            r = rendered(seed, sensor=sensor)
-            s.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, str(seed))
+        s = scored(Score(), VARIANT_SEEDS, sensor=sensor)
         print(f"\n{name} ({len(VARIANT_SEEDS)} renders): " + s.summary().replace("\n", "\n  "))
     sys.stdout.flush()
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from vision.confidence import DEFAULT_PATH, ConfidenceModel, features  # noqa: E402
-from vision.evaluate import Score, match  # noqa: E402
+from vision.evaluate import Score, match, read_right  # noqa: E402
 from vision.geometry import FLAT  # noqa: E402
 from vision.pipeline import Detector  # noqa: E402
 from vision.scenes import rendered  # noqa: E402
@@ -35,7 +35,7 @@ def readings(seeds) -> tuple[np.ndarray, np.ndarray]:
     for seed in seeds:
         r = rendered(seed)
         detection = Detector(r.spec.layout, r.intrinsics).detect(r.image)
-        ok = {id(f): (t.color, t.size, t.pose) == (f.color, f.size, f.pose) for t, f in match(r.truth, detection.state)}
+        ok = {id(f): read_right(t, f) for t, f in match(r.truth, detection.state)}
         fits = {pf.id: pf for pf in detection.fits}
         for piece in detection.state.pieces:
             pf = fits[piece.id]

@@ -36,6 +36,11 @@ def match(truth: TableState, found: TableState) -> list[tuple[Piece, Piece]]:
     return [(truth.pieces[r], found.pieces[c]) for r, c in pairs]
 
 
+def read_right(truth: Piece, found: Piece) -> bool:
+    """Is a detected piece read all right: colour, size and pose?"""
+    return (truth.color, truth.size, truth.pose) == (found.color, found.size, found.pose)
+
+
 def _pairs(truth: list, found: list, within_mm: float) -> list[tuple[int, int]]:
     """Index pairs of truth and found points, nearest overall (Hungarian), no further apart than within_mm."""
     if not truth or not found:
@@ -94,14 +99,14 @@ class Score(_Counts):
             t = matched_found.get(id(p))
             if t is None:
                 self.mistakes.append(f"{label}: false {_describe(p)}")
-            self.said.append((p.confidence, t is not None and (t.color, t.size, t.pose) == (p.color, p.size, p.pose)))
+            self.said.append((p.confidence, t is not None and read_right(t, p)))
         for t, f in pairs:
             self.colour_ok += t.color is f.color
             self.size_ok += t.size is f.size
             self.pose_ok += t.pose is f.pose
-            if t.color is f.color and t.size is f.size and t.pose is f.pose:
+            if read_right(t, f):
                 self.per_colour[t.color.value][1] += 1
-            if t.size is not f.size or t.pose is not f.pose or t.color is not f.color:
+            else:
                 self.mistakes.append(f"{label}: {_describe(t)} seen as {_describe(f)}")
             if t.size is f.size and t.pose is f.pose:
                 self.position_err.append(math.dist(t.position, f.position))

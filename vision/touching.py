@@ -37,7 +37,7 @@ VALLEY_LEVELS = (0.6, 0.75, 0.9, 1.05)
 # pieces), not the shallower step between one piece's faces (a large flat's raised
 # tail face, cut at 0.9-1.05, read as a medium flat and a small piece).
 VALLEY_MM2 = 500.0
-DEEP_VALLEY_LEVELS = (0.6, 0.75)
+DEEP_VALLEY_LEVELS = VALLEY_LEVELS[:2]   # 0.6 and 0.75
 # Smallest blob worth fitting, mm²: half the base of a small piece (14.3 mm square).
 MIN_BLOB_MM2 = 100.0
 

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from vision.decide import SHADOW_DARKER, TINT_SHARE
-from vision.segment import WEAK, Foreground, median
+from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground, median
 from vision.touching import MIN_BLOB_MM2, convex_fill, row_ends, split, split_by_hue, split_by_valley
 
 # A blob's edge: where its evidence falls to half its typical (median of its
@@ -37,6 +37,20 @@ PIECE_MAX_MM2 = 850.0
 # than this share of it: a piece keeps 0.4-0.6 of a blob it shares with its shadow
 # (measured); a second cut that leaves 0.14-0.22 has cut into the piece itself.
 RETRY_KEEPS = 0.35
+# What a blob holds beyond its parts (past their blurred rim, _LEFT_OUT_RIM) is another
+# piece when it is from LEFT_OUT_MIN_MM2 (most of a small upright's base) to
+# PIECE_MAX_MM2 (one piece, not a shadow and faces between several), has
+# MIN_SEED_MM2 of full evidence, and its hue change points at least LEFT_OUT_HUE_APART
+# away from the parts' (another colour: the Rainbow colours' hue directions lie 48-150°
+# apart; a piece's own faint faces share its hue).
+LEFT_OUT_MIN_MM2 = 150.0
+LEFT_OUT_HUE_APART = 40.0
+# ... and if some of it (this top percentile) is no darker than the bare table (a piece's
+# lit faces; a shadow, however tinted, is darker all over), and its median pixel is
+# tinted at least at the weak level (WEAK · CHROMA_MIN; untinted brightening is a
+# reflection) but less than the parts (the fainter piece, which is why the cut left it).
+LEFT_OUT_LIT_PERCENTILE = 90
+_LEFT_OUT_RIM = np.ones((5, 5), np.uint8)
 # Outlines are traced on the evidence interpolated this many times finer than the grid.
 SUBPIXEL = 4
 
@@ -80,8 +94,12 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
                      (lum < median(np.sort(lum[strong])[-n:]) - TINTED_SHADOW_DARKER) | diluted)
         if RETRY_KEEPS * first <= _biggest(retry[0]) < first:   # less shadow, but the piece kept
             parts, cut, level = retry
+    cuts = [(cut, level)] * len(parts)
+    for extra, extra_cut, extra_level in _left_out(fg, weak, box, parts, score, hue):
+        parts.append(extra)
+        cuts.append((extra_cut, extra_level))
     out = []
-    for part in parts:
+    for part, (cut, level) in zip(parts, cuts):
         hull = convex_fill(part)
         others = np.zeros_like(hull)
         for q in parts:
@@ -104,6 +122,52 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         out.append(Part(hull, near[labels], _hull_points(inside, SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL,
                         _contour_points(inside, SUBPIXEL, (x0, y0))))
     return out
+
+
+def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], parts: list[np.ndarray],
+              score: np.ndarray, hue: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Pieces a blob's cut left out: a faint piece touching a vivid one of another colour
+    (green on green felt beside a yellow piece) falls below the cut at half the blob's
+    typical evidence, which the vivid piece sets. What of the blob lies beyond its parts
+    (past their blurred rim), piece-sized and tinted another way, is cut at its own level."""
+    if not parts:
+        return []
+    taken = np.zeros_like(weak)
+    for p in parts:
+        taken |= convex_fill(p)
+    rest = (weak > 0) & (cv2.dilate(taken, _LEFT_OUT_RIM) == 0)
+    rest = cv2.morphologyEx(rest.astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+    found = [i for i in range(1, n) if LEFT_OUT_MIN_MM2 <= stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 <= PIECE_MAX_MM2]
+    if not found:
+        return []
+    taken_hue = _hue_angle(hue[taken > 0])
+    taken_tint = median(np.hypot(hue[taken > 0][:, 0], hue[taken > 0][:, 1]))
+    out = []
+    for i in found:
+        piece = labels == i
+        strong = piece & (score > 1.0)
+        lum = fg.lum[box[1]:box[1] + box[3], box[0]:box[0] + box[2]][piece]
+        tint = median(np.hypot(hue[piece][:, 0], hue[piece][:, 1]))
+        if np.count_nonzero(strong) * fg.res ** 2 < MIN_SEED_MM2 \
+                or np.percentile(lum, LEFT_OUT_LIT_PERCENTILE) < 0.0 \
+                or not WEAK * CHROMA_MIN <= tint < taken_tint \
+                or _angle_apart(_hue_angle(hue[piece]), taken_hue) < LEFT_OUT_HUE_APART:
+            continue
+        own = (piece * 255).astype(np.uint8)
+        sub, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece))
+        out += [(p, cut, level) for p in sub]
+    return out
+
+
+def _hue_angle(hue: np.ndarray) -> float:
+    """Direction (degrees) of the mean hue change of N×2 hue vectors."""
+    mean = hue.mean(axis=0)
+    return float(np.degrees(np.arctan2(mean[1], mean[0])))
+
+
+def _angle_apart(a: float, b: float) -> float:
+    return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
 def _biggest(parts: list[np.ndarray]) -> int:

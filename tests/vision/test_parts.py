@@ -1,6 +1,7 @@
 """A blob into its pieces (vision.parts), on a synthetic rectified table."""
 
 import numpy as np
+import pytest
 
 from vision.parts import PIECE_MAX_MM2, refine
 from vision.rectify import TableGrid
@@ -10,12 +11,12 @@ TABLE_BGR = (100, 130, 160)
 PAPER_WHITE = np.array([235.0, 235.0, 235.0])
 
 
-def _parts(filters):
-    """The parts (mm² each) of the blobs of a 1 mm grid table with these (rows, cols,
-    bgr transmission) patches on it."""
+def _parts(filters, table_bgr=TABLE_BGR):
+    """The parts (mm² each) of the blobs of a 1 mm grid table of this colour with these
+    (rows, cols, bgr transmission) patches on it."""
     grid = TableGrid(0.0, 0.0, 1.0, 300, 300)
     table = np.empty((300, 300, 3), np.float32)
-    table[:] = TABLE_BGR
+    table[:] = table_bgr
     for rows, cols, transmission in filters:
         table[rows, cols] *= np.array(transmission, np.float32)
     table = np.clip(table, 0, 255).astype(np.uint8)
@@ -34,3 +35,15 @@ def test_a_piece_with_a_shadow_as_dark_and_twice_its_size_is_cut_to_the_piece():
     assert len(together) == 1 and together[0] < PIECE_MAX_MM2
     # the piece and the blurred seam between them (a column or two of 26 rows)
     assert alone[0] <= together[0] <= 1.15 * alone[0]
+
+
+def test_a_faint_piece_touching_a_vivid_one_of_another_colour_is_its_own_part():
+    # on green felt a green piece barely tints the felt; touching a yellow piece it is
+    # one blob with it, cut at half the yellow's evidence, which it never reaches
+    felt = (90, 140, 70)
+    yellow = (slice(100, 126), slice(100, 126), (0.3, 1.5, 2.5))
+    green = (slice(126, 141), slice(108, 123), (1.0, 1.35, 0.85))   # its lit faces brighten
+    green_shadow = (slice(126, 141), slice(108, 123), (0.6, 0.75, 0.45))   # darker all over
+    alone = _parts([yellow], felt)
+    assert _parts([yellow, green], felt) == [alone[0], pytest.approx(15 * 13, abs=30)]
+    assert _parts([yellow, green_shadow], felt) == alone

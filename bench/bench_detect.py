@@ -33,6 +33,8 @@ VARIANTS = {
     "noisy sensor": {"shot_noise": 0.04, "read_noise": 4.0},
     "white balance off by 15 %": {"wb_error": (1.15, 1.0, 0.85)},
     "defocused": {"blur_px": 1.5},
+    "developed through a filmic view transform": {"development": "filmic"},
+    "the same, a stop brighter": {"development": "filmic-bright"},
 }
 
 

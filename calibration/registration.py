@@ -35,6 +35,7 @@ from scipy.optimize import least_squares
 from calibration.bits import read_candidates
 from calibration.camera import CameraView, Intrinsics
 from calibration.corners import refine_corners
+from calibration.development import ink_black
 from calibration.markers import MIN_MARKERS, MarkerLayout, aruco_dictionary
 from domain import InputError
 
@@ -123,6 +124,7 @@ class Registration:
     reused_previous: bool = False  # the previous pose still fits and was kept
     corners_px: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
     rejected: list[int] = field(default_factory=list)  # found but disagreeing with the others: not used
+    ink_black_bgr: np.ndarray | None = None  # the markers' printed black (calibration.development)
 
 
 def detector_for(dictionary: str, window_max: int = THRESHOLD_WINDOW_MAX_PX) -> cv2.aruco.ArucoDetector:
@@ -217,7 +219,8 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
         if not moved and (len(found) < len(previous.markers_seen) or err <= SAME_POSE_PX):
             return Registration(previous.view, sorted(found), err,
                                 _paper_white(image_bgr, previous.view, layout, sorted(found)),
-                                reused_previous=True, corners_px=found)
+                                reused_previous=True, corners_px=found,
+                                ink_black_bgr=ink_black(image_bgr, previous.view, layout, sorted(found)))
     need = MIN_MARKERS_WITH_CAMERA if intrinsics is not None else MIN_MARKERS_WITHOUT_CAMERA
     if len(found) < need:
         raise MarkersNotFoundError(_missing_message(layout, sorted(found), need, intrinsics is not None, moved))
@@ -232,7 +235,8 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
         view = fits[drop]
     seen = sorted(used)
     return Registration(view, seen, view.reprojection_error_px, _paper_white(image_bgr, view, layout, seen),
-                        camera_moved=moved, corners_px=found, rejected=sorted(set(found) - set(used)))
+                        camera_moved=moved, corners_px=found, rejected=sorted(set(found) - set(used)),
+                        ink_black_bgr=ink_black(image_bgr, view, layout, seen))
 
 
 def _table_corners(layout: MarkerLayout, found: dict[int, np.ndarray]) -> np.ndarray:

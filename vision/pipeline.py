@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 from shapely.geometry import Polygon
 
+from calibration import development
 from calibration.camera import Intrinsics
 from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
@@ -147,6 +148,10 @@ class Detector:
     def segment(self, image: np.ndarray, registration) -> Foreground:
         rect = self._rectifier_for(registration.view)
         table = rect.warp(image)
+        if registration.ink_black_bgr is not None:   # a flattened development's contrasts restored
+            gamma = development.contrast_gamma(registration.ink_black_bgr, registration.paper_white_bgr)
+            if gamma != 1.0:
+                table = cv2.LUT(table, development.restore_contrast(gamma, registration.paper_white_bgr))
         if self._usable is None:
             visible = rect.visible()
             self._outside_view = visible == 0

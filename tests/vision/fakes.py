@@ -25,6 +25,7 @@ class FakeRegistration:
     paper_white_bgr: np.ndarray = field(default_factory=lambda: np.array([235.0, 235.0, 235.0]))
     markers_seen: list[int] = field(default_factory=lambda: [0, 1, 2, 3])
     reprojection_error_px: float = 0.0
+    ink_black_bgr: np.ndarray | None = None   # not measured: the picture taken as plainly developed
 
 
 def draw_scene(view: CameraView, pieces: list[Piece], coins: list[Coin] = (),

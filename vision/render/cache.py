@@ -31,7 +31,8 @@ def renderer_hash() -> str:
 
 
 def spec_key(spec: SceneSpec) -> str:
-    return hashlib.sha1(f"{renderer_hash()}:{spec!r}".encode()).hexdigest()[:20]
+    # the sensor's development is left out of the spec's repr (see Sensor)
+    return hashlib.sha1(f"{renderer_hash()}:{spec!r}:{spec.sensor.development}".encode()).hexdigest()[:20]
 
 
 def render_cached(spec: SceneSpec, cache_dir: str | Path | None = None) -> Rendered:

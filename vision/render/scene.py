@@ -73,6 +73,9 @@ class CameraSpec:
         return CameraView.from_look_at(self.intrinsics(), self.eye, self.target, up_hint=up)
 
 
+DEVELOPMENTS = ("srgb", "filmic", "filmic-bright")
+
+
 @dataclass(frozen=True)
 class Sensor:
     """What the camera does to the light: exposure, white balance, optics and noise.
@@ -85,7 +88,9 @@ class Sensor:
     metering: auto exposure by "highlights" (the brightest 1 % just below clipping) or
     "average" (the mean at mid grey: bright paper may clip on a dark table); chromatic:
     lateral chromatic aberration, red drawn (1 + chromatic) times larger than green, blue
-    that much smaller.
+    that much smaller; development: how light becomes pixel values, "srgb" (the plain
+    sRGB curve), "filmic" (a renderer's filmic view transform, vision.render.sensor) or
+    "filmic-bright" (the same a stop brighter).
     """
 
     exposure: float = 1.0
@@ -99,6 +104,13 @@ class Sensor:
     sharpen: float = 0.3
     metering: str = "highlights"
     chromatic: float = 0.0
+    # not in the repr: the path tracer (bench/pbr) keys the light it has traced by the
+    # spec's repr, and development does not change the light (vision.render.cache adds it)
+    development: str = field(default="srgb", repr=False)
+
+    def __post_init__(self):
+        if self.development not in DEVELOPMENTS:
+            raise SceneError(f"unknown development {self.development!r} (one of: {', '.join(DEVELOPMENTS)})")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ are lost or read a size small.
 
 The markers measure it. Black toner on white paper reflects ~5 % of the light the
 paper does; plainly developed, its 8-bit value is PLAIN_INK_LOG below the paper's (log
-units, values + 4 as in vision.segment). A picture whose ink is lighter than
+units of level + LEVEL_OFFSET). A picture whose ink is lighter than
 LIFTED_INK_LOG has had its contrasts flattened, and `restore_contrast` scales every log
 contrast about the paper's level back by PLAIN_INK_LOG / measured (a power curve
 through the paper's value). Ink darker than plain is left alone: pure black print and
@@ -65,7 +65,9 @@ PAPER_CLIPPED = 250
 # of a square is black), on a grid of SQUARE_STEPS a side.
 INK_SHARE = 0.1
 SQUARE_STEPS = 30
-_OFFSET = 4.0   # as vision.segment's LOG_LUT: the sensor's noise floor, levels
+# Logs of 8-bit levels are taken of level + LEVEL_OFFSET: the sensor's noise floor (a
+# channel this dark says little), which keeps the darkest levels' logs from diverging.
+LEVEL_OFFSET = 4.0
 
 
 def ink_black(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: list[int]) -> np.ndarray:
@@ -104,7 +106,8 @@ def _square_points(layout: MarkerLayout, marker_id: int) -> np.ndarray:
 
 def ink_log(ink_bgr: np.ndarray, paper_bgr: np.ndarray) -> float:
     """The ink's level below the paper's: mean over channels of log((ink + 4) / (paper + 4))."""
-    return float(np.mean(np.log(np.asarray(ink_bgr, float) + _OFFSET) - np.log(np.asarray(paper_bgr, float) + _OFFSET)))
+    ink, paper = (np.log(np.asarray(v, float) + LEVEL_OFFSET) for v in (ink_bgr, paper_bgr))
+    return float(np.mean(ink - paper))
 
 
 def contrast_gamma(ink_bgr: np.ndarray, paper_bgr: np.ndarray) -> float:
@@ -118,7 +121,7 @@ def contrast_gamma(ink_bgr: np.ndarray, paper_bgr: np.ndarray) -> float:
 def restore_contrast(gamma: float, paper_bgr: np.ndarray) -> np.ndarray:
     """A cv2.LUT table (1×256×3 uint8) scaling log contrasts about the paper's level by
     `gamma`, channel by channel."""
-    levels = np.log(np.arange(256, dtype=np.float64) + _OFFSET)[:, None]
-    paper = np.log(np.asarray(paper_bgr, float) + _OFFSET)[None, :]
-    out = np.exp(paper + gamma * (levels - paper)) - _OFFSET
+    levels = np.log(np.arange(256, dtype=np.float64) + LEVEL_OFFSET)[:, None]
+    paper = np.log(np.asarray(paper_bgr, float) + LEVEL_OFFSET)[None, :]
+    out = np.exp(paper + gamma * (levels - paper)) - LEVEL_OFFSET
     return np.clip(np.round(out), 0, 255).astype(np.uint8)[None]

@@ -12,7 +12,8 @@ import numpy as np
 
 from vision.decide import SHADOW_DARKER, TINT_SHARE
 from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground, median
-from vision.touching import MIN_BLOB_MM2, convex_fill, row_ends, split, split_by_hue, split_by_valley
+from vision.touching import (MIN_BLOB_MM2, angle_apart, convex_fill, row_ends, split, split_by_hue,
+                             split_by_valley)
 
 # A blob's edge: where its evidence falls to half its typical (median of its
 # full-evidence pixels), i.e. half way between piece and table. Fainter parts of the
@@ -152,7 +153,7 @@ def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], 
         if np.count_nonzero(strong) * fg.res ** 2 < MIN_SEED_MM2 \
                 or np.percentile(lum, LEFT_OUT_LIT_PERCENTILE) < 0.0 \
                 or not WEAK * CHROMA_MIN <= tint < taken_tint \
-                or _angle_apart(_hue_angle(hue[piece]), taken_hue) < LEFT_OUT_HUE_APART:
+                or angle_apart(_hue_angle(hue[piece]), taken_hue) < LEFT_OUT_HUE_APART:
             continue
         own = (piece * 255).astype(np.uint8)
         sub, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece))
@@ -164,10 +165,6 @@ def _hue_angle(hue: np.ndarray) -> float:
     """Direction (degrees) of the mean hue change of N×2 hue vectors."""
     mean = hue.mean(axis=0)
     return float(np.degrees(np.arctan2(mean[1], mean[0])))
-
-
-def _angle_apart(a: float, b: float) -> float:
-    return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
 def _biggest(parts: list[np.ndarray]) -> int:

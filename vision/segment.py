@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from calibration.development import LEVEL_OFFSET
 from calibration.markers import MarkerLayout
 from vision.rectify import TableGrid
 from vision.touching import MIN_BLOB_MM2
@@ -92,7 +93,7 @@ DARK_LOG_MAX = -0.15
 # grid-sized ones (5 MB) go to memory and page-fault on every allocation.
 STRIP_ROWS = 16
 
-LOG_LUT = np.log(np.arange(256, dtype=np.float32) + 4.0).reshape(1, 256)  # +4: noise floor, levels
+LOG_LUT = np.log(np.arange(256, dtype=np.float32) + LEVEL_OFFSET).reshape(1, 256)
 
 # Unit vectors spanning the hue plane of (b, g, r) log space (orthogonal to grey).
 HUE_AXES = np.array([[-1.0, -1.0, 2.0], [-1.0, 2.0, -1.0]], np.float32)
@@ -244,7 +245,8 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
         sc[region] = lm[region] * (1 / DARK_CANDIDATE_LOG)
         mask[crop][region] = 255
         dark_blobs.append((n + j, tuple(int(v) for v in box)))
-    return Foreground(table, bg, mask, score, lum, hue, dark, np.log(np.asarray(paper_white_bgr, np.float32) + 4.0),
+    paper_log = np.log(np.asarray(paper_white_bgr, np.float32) + LEVEL_OFFSET)
+    return Foreground(table, bg, mask, score, lum, hue, dark, paper_log,
                       filler.res, labels, blobs, dark_blobs)
 
 

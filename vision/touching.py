@@ -57,7 +57,7 @@ def split_by_hue(mask: np.ndarray, hue: np.ndarray, res: float) -> list[np.ndarr
     if len(peaks) < 2:
         return [mask]
     centres = (np.array(peaks) + 0.5) * 360 / HUE_BINS
-    gap = np.abs((angle[:, None] - centres[None, :] + 180) % 360 - 180)
+    gap = angle_apart(angle[:, None], centres[None, :])
     owner = np.full(mask.shape, -1)
     owner[mask > 0] = np.argmin(gap, axis=1)
     out = []
@@ -67,6 +67,11 @@ def split_by_hue(mask: np.ndarray, hue: np.ndarray, res: float) -> list[np.ndarr
         out += [(labels == i).astype(np.uint8) * 255 for i in range(1, n)
                 if stats[i, cv2.CC_STAT_AREA] * res ** 2 >= MIN_BLOB_MM2]
     return out or [mask]
+
+
+def angle_apart(a, b):
+    """How far apart two directions are, degrees (0-180); elementwise on arrays."""
+    return np.abs((a - b + 180.0) % 360.0 - 180.0)
 
 
 def split_by_valley(mask: np.ndarray, score: np.ndarray, res: float) -> list[np.ndarray]:

@@ -28,6 +28,7 @@ COLOUR_SEEDS = range(9300, 9306)
 VARIANT_SEEDS = range(9400, 9403)
 COIN_SEEDS = range(7900, 7920)
 CROWD_SEEDS = range(9520, 9545)   # every piece placed beside another
+LIGHT_TABLE_SEEDS = range(9600, 9615)   # held-out scenes on a grey cloth 1.7× as light
 VARIANTS = {
     "JPEG quality 60": {"jpeg_quality": 60},
     "noisy sensor": {"shot_noise": 0.04, "read_noise": 4.0},
@@ -113,6 +114,10 @@ def main() -> None:
     crowded = scored(Score(), CROWD_SEEDS, crowd=1.0)
     print(f"\ncrowded tables, every piece beside another: {len(CROWD_SEEDS)} renders")
     print(crowded.summary())
+
+    light = scored(Score(), LIGHT_TABLE_SEEDS, surface="cloth", table={"tint": (1.7, 1.7, 1.7)})
+    print(f"\na light grey cloth (1.7× the usual cloth's albedo): {len(LIGHT_TABLE_SEEDS)} renders")
+    print(light.summary())
 
     for name, sensor in VARIANTS.items():
         s = scored(Score(), VARIANT_SEEDS, sensor=sensor)

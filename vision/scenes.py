@@ -9,11 +9,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 
-def rendered(seed: int, sensor: dict | None = None, **options):
+def rendered(seed: int, sensor: dict | None = None, table: dict | None = None, **options):
     """render(random_scene(seed, **options)), from the cache when possible; `sensor`
-    overrides fields of the scene's Sensor (JPEG quality, noise, white balance error...)."""
+    overrides fields of the scene's Sensor (JPEG quality, noise, white balance error...),
+    `table` those of its Surface (tint: how much lighter or darker the table is)."""
     from vision.render import random_scene, render_cached
     spec = random_scene(seed, **options)
     if sensor:
         spec = replace(spec, sensor=replace(spec.sensor, **sensor))
+    if table:
+        spec = replace(spec, surface=replace(spec.surface, **table))
     return render_cached(spec)

@@ -75,10 +75,12 @@ def ink_black(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: l
     points over their black squares, each the mean of its 3×3 pixels (noise averaged
     down). A marker's black modules form clusters two or more modules wide, whose middles
     a defocused picture keeps black; the thin border alone it greys."""
+    if not seen:
+        return np.zeros(3)
     samples = []
     h, w = image.shape[:2]
-    for i in seen:
-        px = view.project(_square_points(layout, i))
+    # one projection for every marker's grid (the call's overhead dominates)
+    for px in np.split(view.project(np.concatenate([_square_points(layout, i) for i in seen])), len(seen)):
         x0, y0 = np.floor(px.min(axis=0)).astype(int) - 2
         x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 3
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)

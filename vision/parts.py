@@ -142,18 +142,19 @@ def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], 
     found = [i for i in range(1, n) if LEFT_OUT_MIN_MM2 <= stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 <= PIECE_MAX_MM2]
     if not found:
         return []
-    taken_hue = _hue_angle(hue[taken > 0])
-    taken_tint = median(np.hypot(hue[taken > 0][:, 0], hue[taken > 0][:, 1]))
+    taken_hue = hue[taken > 0]
+    taken_tint = median(np.hypot(taken_hue[:, 0], taken_hue[:, 1]))
+    lum_box = fg.lum[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
     out = []
     for i in found:
         piece = labels == i
         strong = piece & (score > 1.0)
-        lum = fg.lum[box[1]:box[1] + box[3], box[0]:box[0] + box[2]][piece]
-        tint = median(np.hypot(hue[piece][:, 0], hue[piece][:, 1]))
+        piece_hue = hue[piece]
+        tint = median(np.hypot(piece_hue[:, 0], piece_hue[:, 1]))
         if np.count_nonzero(strong) * fg.res ** 2 < MIN_SEED_MM2 \
-                or np.percentile(lum, LEFT_OUT_LIT_PERCENTILE) < 0.0 \
+                or np.percentile(lum_box[piece], LEFT_OUT_LIT_PERCENTILE) < 0.0 \
                 or not WEAK * CHROMA_MIN <= tint < taken_tint \
-                or angle_apart(_hue_angle(hue[piece]), taken_hue) < LEFT_OUT_HUE_APART:
+                or angle_apart(_hue_angle(piece_hue), _hue_angle(taken_hue)) < LEFT_OUT_HUE_APART:
             continue
         own = (piece * 255).astype(np.uint8)
         sub, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece))

@@ -118,10 +118,10 @@ class Timed:
         if hasattr(detector, "register"):
             self.register = detector.register
 
-    def detect(self, image, registration=None):
+    def detect(self, image, registration=None, palette=None):
         t0 = time.perf_counter()
         try:
-            return self.detector.detect(image, registration=registration)
+            return self.detector.detect(image, registration=registration, palette=palette)
         finally:
             self.ms.append((time.perf_counter() - t0) * 1000)
 

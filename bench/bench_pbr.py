@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from domain import InputError, TableState  # noqa: E402
+from referee.warpships.colony import GAME_COLOURS  # noqa: E402
 from vision.evaluate import Score  # noqa: E402
 from vision.pipeline import Detector  # noqa: E402
 from vision.scenes import rendered  # noqa: E402
@@ -31,10 +32,10 @@ def _seeds() -> list[int]:
     return [int(s) for s in text.split(",")]
 
 
-def _detect(r, seed: int, failures: list[str]) -> TableState:
+def _detect(r, seed: int, failures: list[str], palette=None) -> TableState:
     """The detected table, or an empty one (every piece missed) when the markers are not found."""
     try:
-        return Detector(r.spec.layout, r.intrinsics).detect(r.image).state
+        return Detector(r.spec.layout, r.intrinsics).detect(r.image, palette=palette).state
     except InputError as e:
         failures.append(f"{seed}: {e}")
         return TableState(())
@@ -45,10 +46,10 @@ def main() -> None:
     if not pbr.available():
         print("SKIPPED: mitsuba is not installed (pip install -e '.[pbr]' for the independent renderer)")
         return
-    scores = {"pbr": Score(), "ours": Score()}
+    scores = {"pbr": Score(), "ours": Score(), "pbr-game": Score()}
     per_surface: dict[tuple[str, str], Score] = {}
     seconds = []
-    failures: dict[str, list[str]] = {"pbr": [], "ours": []}
+    failures: dict[str, list[str]] = {"pbr": [], "ours": [], "pbr-game": []}
     for seed in _seeds():
         r, timing = pbr.render_seed(seed)
         if not timing.cached:
@@ -59,6 +60,8 @@ def main() -> None:
             state = _detect(pic, seed, failures[name])
             scores[name].add(pic.truth, state, str(seed))
             per_surface.setdefault((name, kind), Score()).add(pic.truth, state, str(seed))
+        # the live referee tells the detector its game's colours (WarpShips': the scenes')
+        scores["pbr-game"].add(r.truth, _detect(r, seed, failures["pbr-game"], GAME_COLOURS), str(seed))
     seeds = _seeds()
     print(f"{len(seeds)} scenes (seeds {seeds[0]}-{seeds[-1]}), intrinsics given; "
           f"Mitsuba {pbr._mi().variant()}, {pbr.SPP} spp, walls {pbr.WALLS}")
@@ -71,6 +74,8 @@ def main() -> None:
         for (who, kind), s in sorted(per_surface.items()):
             if who == name:
                 print(f"  {kind}: " + s.summary().split("\nper colour")[0].replace("\n", "; "))
+    print("\nindependent renderer, WarpShips' colours in play: "
+          + "; ".join(scores["pbr-game"].summary().split("\n")[:2]).replace(";   ", "; "))
     print("\nmistakes on the independent renderer:")
     for m in scores["pbr"].mistakes:
         print("  ", m)

@@ -129,6 +129,15 @@ def _faint_ok(observed: np.ndarray, table: np.ndarray) -> np.ndarray:
     return (tint >= FAINT_TINT) & (table.min(axis=1) >= FAINT_TABLE_MIN)
 
 
+# A game in play uses only some colours (WarpShips: red, yellow, green and blue). A
+# reading that another colour explains only a little better is then more likely one of
+# the game's: every other colour is charged OFF_PALETTE_PRIOR spreads, so only a clear
+# reading names a colour the game does not use. On the 83 path-traced scenes the colour
+# errors' gaps to the true colour were 0.0-0.6 spread (dark green uprights read black or
+# yellow); 0.6 mends 16 of their 35, 1.0 one more, more than 1.0 none.
+OFF_PALETTE_PRIOR = 1.0
+
+
 # Lamps fall off across the table: a translucent piece may look up to LIGHT_SPREAD (log,
 # about 20 %) brighter or darker than under the markers' light at no cost; only beyond
 # that does its grey part count (at DARKNESS_WEIGHT). Without it a piece in a bright spot
@@ -156,6 +165,26 @@ class ColourModels:
             resid = m.explain(observed, table)[-1]
             out[:, j] = np.linalg.norm(resid, axis=1) / m.spread + m.prior
         return out
+
+    def palette_prior(self, palette: Sequence[str] | None) -> np.ndarray:
+        """Per model, what is added to its distance when only the colours of `palette`
+        are in play (OFF_PALETTE_PRIOR for the others; all zero when `palette` is None).
+
+        >>> models = ColourModels.load()
+        >>> prior = models.palette_prior(["red", "yellow", "green", "blue"])
+        >>> [name for name, p in zip(models.names, prior) if p == 0]
+        ['red', 'yellow', 'green', 'blue']
+        >>> models.palette_prior(["red", "teal"])
+        Traceback (most recent call last):
+        ...
+        domain.InputError: unknown colour in play: 'teal' (known: red, orange, yellow, green, cyan, blue, purple, clear, black, white)
+        """
+        if palette is None:
+            return np.zeros(len(self.models))
+        unknown = [c for c in palette if c not in self.names]
+        if unknown:
+            raise InputError(f"unknown colour in play: {unknown[0]!r} (known: {', '.join(self.names)})")
+        return np.array([0.0 if m.name in palette else OFF_PALETTE_PRIOR for m in self.models])
 
     def classify(self, observed: np.ndarray, table: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Best colour of each measurement and its margin (second-best minus best distance)."""

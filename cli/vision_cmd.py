@@ -64,15 +64,26 @@ def _write_png(path: str, image: np.ndarray) -> None:
         raise InputError(f"cannot write {path}")
 
 
+def colour_list(text: str) -> list[str]:
+    """'red, Green,blue' → ['red', 'green', 'blue']; unknown or no colours: InputError."""
+    names = [c.strip().lower() for c in text.split(",") if c.strip()]
+    bad = [c for c in names if c not in {col.value for col in Color}]
+    if bad or not names:
+        raise InputError(f"unknown colour(s) {', '.join(bad) or '(none given)'}; "
+                         f"use a comma-separated list of: {', '.join(c.value for c in Color)}")
+    return names
+
+
 def run_detect(args) -> int:
     from vision.annotate import annotate
+    palette = colour_list(args.in_play) if args.in_play is not None else None
     detector = _detector(args)
     several = len(args.images) > 1
     failed = []
     for i, path in enumerate(args.images, start=1):
         try:
             image = read_image(path)
-            detection = detector.detect(image)
+            detection = detector.detect(image, palette=palette)
             out = detection.state.to_dict()
             if several:
                 out["image"] = path
@@ -95,11 +106,7 @@ def run_detect(args) -> int:
 def run_calibrate_colours(args) -> int:
     layout = MarkerLayout.load(args.markers) if args.markers else MarkerLayout.default()
     intrinsics = Intrinsics.load(args.camera) if args.camera else None
-    names = [c.strip().lower() for c in args.colours.split(",") if c.strip()]
-    bad = [c for c in names if c not in {col.value for col in Color}]
-    if bad or not names:
-        raise InputError(f"unknown colour(s) {', '.join(bad) or '(none given)'}; "
-                         f"use a comma-separated list of: {', '.join(c.value for c in Color)}")
+    names = colour_list(args.colours)
     base = ColourModels.load(args.base)
     models = refine_from_picture(read_image(args.image), layout, names, base, intrinsics)
     try:
@@ -119,6 +126,9 @@ def register(sub) -> None:
     p.add_argument("--colours", "--colors", metavar="colours.json",
                    help="colour models from calibrate-colours (default: the shipped models)")
     p.add_argument("--annotate", metavar="OUT.png", help="also draw what was seen (several images: OUT-1.png, ...)")
+    p.add_argument("--in-play", metavar="red,green,...",
+                   help="the colours the game in play uses (WarpShips: red,yellow,green,blue); "
+                        "a piece is read as another colour only when it plainly is one")
     p.set_defaults(run=run_detect)
 
     c = sub.add_parser("calibrate-colours", help="measure the plastics' colours from one picture",

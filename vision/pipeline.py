@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -211,10 +211,12 @@ class Detector:
         return [(b.observed, b.table) for b in found]
 
     # -- the whole thing -------------------------------------------------------------
-    def detect(self, image_bgr: np.ndarray, registration=None) -> Detection:
+    def detect(self, image_bgr: np.ndarray, registration=None, palette: Sequence[str] | None = None) -> Detection:
         """Everything on the table in one frame. Pass the previous frame's registration to
-        reuse its camera pose (a fixed camera on video)."""
+        reuse its camera pose (a fixed camera on video), and the colours the game in play
+        uses as `palette` (others then need a clear reading: OFF_PALETTE_PRIOR)."""
         image = check_image(image_bgr)
+        prior = self.models.palette_prior(palette)
         t = [time.perf_counter()]
         reg = registration or self.register(image)
         t.append(time.perf_counter())
@@ -224,7 +226,7 @@ class Detector:
         camera = np.asarray(reg.view.position, float)
         fits = self._fit(found, camera)
         t.append(time.perf_counter())
-        state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table)
+        state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior)
         t.append(time.perf_counter())
         names = ("register", "segment", "fit", "decide")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
@@ -294,7 +296,9 @@ class Detector:
         return out
 
     def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
-               lum: np.ndarray, table_bgr: np.ndarray) -> tuple[TableState, list[PieceFit]]:
+               lum: np.ndarray, table_bgr: np.ndarray, prior: np.ndarray) -> tuple[TableState, list[PieceFit]]:
+        """The pieces and coins the fits explain; `prior`: what the colours not in play
+        add to the colour distances."""
         pieces, coins, decided = [], [], []
         chosen, chosen_options = [], []
         direction = shadows.picture_direction(found, lum, self.grid.res)
@@ -331,10 +335,13 @@ class Detector:
         chosen = self._refine_flats(chosen, camera, direction)
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
+        names, plain, margins = [], [], []
         if chosen:
-            names, margins = self.models.nearest(np.array([c[0].colour_distances for c in chosen]))
+            distances = np.array([c[0].colour_distances for c in chosen])
+            plain = self.models.nearest(distances)[0]   # what the blob looks like, game or not
+            names, margins = self.models.nearest(distances + prior)
         placed = []   # (piece, its fit, colour margin)
-        for (b, best, gap), name, margin in zip(chosen, names if chosen else [], margins if chosen else []):
+        for (b, best, gap), name, looks, margin in zip(chosen, names, plain, margins):
             h = best.hypothesis
             if h.kind == COIN:   # too few coins rendered to fit a model: the weaker margin
                 cid = f"c{len(coins) + 1}"
@@ -343,7 +350,7 @@ class Detector:
                 coins.append(Coin(cid, h.coin, (float(best.params[0]), float(best.params[1])), conf))  # type: ignore[arg-type]
                 decided.append(PieceFit(cid, h.coin.value, best, 0.0, conf, gap))  # type: ignore[union-attr]
                 continue
-            if b.dark and name == "clear":
+            if b.dark and looks == "clear":
                 continue   # a dark, hueless blob that looks like table through clear plastic is table
             conf = round(self.confidence.probability(best.iou, gap, float(margin), h.kind == FLAT), 3)
             piece = to_piece("", name, h.kind, h.size, best.params, conf)  # type: ignore[arg-type]

@@ -69,9 +69,11 @@ class FakeDetector:
 
     def __init__(self) -> None:
         self.frames_read: list[np.ndarray] = []
+        self.palettes: list[Any] = []   # the colours in play it was told, a frame each
 
-    def detect(self, image: np.ndarray, registration: Any = None) -> FakeDetection:
+    def detect(self, image: np.ndarray, registration: Any = None, palette: Any = None) -> FakeDetection:
         self.frames_read.append(image)
+        self.palettes.append(palette)
         pieces = []
         for colour, bgr in PAINT.items():
             mask = (np.abs(image.astype(int) - bgr).sum(axis=2) < 40).astype(np.uint8)
@@ -138,7 +140,7 @@ class DiesOnRed:
 
     layout = None
 
-    def detect(self, image, registration=None):
+    def detect(self, image, registration=None, palette=None):
         if image[..., 2].min() == 255 and image[..., :2].max() == 0:
             os._exit(1)
         return float(image.mean())

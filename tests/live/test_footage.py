@@ -42,7 +42,7 @@ class Watching:
     def register(self, image):
         return self.detector.register(image)
 
-    def detect(self, image, registration=None):
+    def detect(self, image, registration=None, palette=None):
         self.read_entries.append(self.source.index)
         return self.detector.detect(image, registration=registration)
 

@@ -106,7 +106,7 @@ class RegisteringDetector(FakeDetector):
             raise InputError("markers 0, 3 not found")
         return FakeRegistration(view=view)
 
-    def detect(self, image, registration=None):
+    def detect(self, image, registration=None, palette=None):
         assert registration is not None
         return super().detect(image, registration)
 
@@ -136,7 +136,7 @@ def test_threaded_detection_gives_the_same_result():
 
 
 class BrokenDetector(FakeDetector):
-    def detect(self, image, registration=None):
+    def detect(self, image, registration=None, palette=None):
         raise ZeroDivisionError("a bug")
 
 
@@ -146,3 +146,15 @@ def test_a_detector_failure_is_reported_and_the_loop_goes_on():
     assert loop.stats.frames == 10
     errors = [e for e in events if e.kind == "error"]
     assert len(errors) == 1 and "ZeroDivisionError: a bug" in errors[0].data["message"]  # said once
+
+
+def test_the_detector_is_told_the_colours_of_the_game_in_play():
+    from vision.live.turns import WarpShipsReferee
+    frames, _ = turn_clip(BEFORE, AFTER)
+    _, _, _, detector = run_clip(frames)
+    assert detector.palettes and set(detector.palettes) == {None}   # a referee with no palette
+    warpships = WarpShipsReferee.real()
+    detector = FakeDetector()
+    LiveLoop(ListSource(frames), detector, warpships, lambda e: None, realtime=False,
+             threaded_detection=False).run()
+    assert detector.palettes and set(detector.palettes) == {("red", "yellow", "green", "blue")}

@@ -82,6 +82,10 @@ def test_calibrate_colours_rejects_unknown_colour(blank_png, tmp_path):
                    "mauve")
 
 
+def test_detect_rejects_an_unknown_colour_in_play(blank_png):
+    one_line_error(run("detect", blank_png, "--in-play", "red,teal"), "teal")
+
+
 # -- registered from the markers in the picture ----------------------------------------
 def test_no_markers_names_the_missing_ids(blank_png):
     one_line_error(run("detect", blank_png), "0", "3")
@@ -98,7 +102,8 @@ def test_detect_a_rendered_table(tmp_path):
     layout.write_text(json.dumps(r.spec.layout.to_dict()))
     camera = tmp_path / "camera.json"
     camera.write_text(json.dumps(r.intrinsics.to_dict()))
-    p = run("detect", img, "--markers", layout, "--camera", camera, "--annotate", tmp_path / "seen.png")
+    p = run("detect", img, "--markers", layout, "--camera", camera, "--annotate", tmp_path / "seen.png",
+            "--in-play", "red,yellow,green,blue")
     assert p.returncode == 0, p.stderr
     lines = p.stdout.strip().splitlines()
     assert len(lines) == 1

@@ -112,3 +112,39 @@ def test_green_pieces_mirroring_the_room_read_green(seed, where, size, pose):
     # faces mirror is all the red there is, and the blob's most hue-changed pixels (the
     # most mirroring ones) read yellow or red; the whole blob reads green
     assert_read_as(detect(rendered(seed)), where, 4.0, "green", size, pose)
+
+
+WARPSHIPS = ("red", "yellow", "green", "blue")
+
+
+@pytest.mark.parametrize("observed, table", [
+    ([-1.67, -1.33, -1.37], [-0.46, -0.41, -0.30]),   # small upright over wood
+    ([-1.93, -1.65, -1.91], [-0.63, -0.39, -0.25]),   # large upright over wood
+    ([-1.35, -1.13, -1.34], [-0.41, -0.42, -0.37]),   # large upright over grey cloth
+])
+def test_path_traced_dark_green_uprights_read_green_when_the_game_uses_green(observed, table):
+    # measured on path-traced pictures (bench/pbr): the steep faces let little light
+    # through and mirror the table, so nothing but the game's colours tells them from black
+    models = ColourModels.load()
+    d = models.distances(np.array([observed]), np.array([table]))
+    assert models.nearest(d)[0] == ["black"]
+    assert models.nearest(d + models.palette_prior(WARPSHIPS))[0] == ["green"]
+
+
+@pytest.mark.parametrize("observed, table, colour", [
+    ([-0.57, -1.60, -0.89], [-0.24, -0.31, -0.32], "purple"),   # a large upright over grey cloth
+    ([-1.09, -1.48, -1.30], [-0.41, -0.36, -0.27], "blue"),     # path-traced, read black without
+])
+def test_a_game_palette_leaves_plain_readings_alone(observed, table, colour):
+    models = ColourModels.load()
+    d = models.distances(np.array([observed]), np.array([table])) + models.palette_prior(WARPSHIPS)
+    assert models.nearest(d)[0] == [colour]
+
+
+def test_a_game_palette_changes_nothing_where_every_piece_plainly_is_the_games():
+    r = rendered(9600)
+    detector = Detector(r.spec.layout, r.intrinsics)
+    assert {p.color.value for p in r.truth.pieces} <= set(WARPSHIPS)
+    read = [[(p.color, p.size, p.pose, p.position) for p in detector.detect(r.image, palette=palette).state.pieces]
+            for palette in (WARPSHIPS, None)]
+    assert read[0] == read[1]   # (confidences may rise: the runner-up colour may be out of play)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -50,7 +50,8 @@ class Referee(Protocol):
 
 
 class Detector(Protocol):
-    def detect(self, image_bgr: np.ndarray, registration: Any = None) -> Any: ...
+    def detect(self, image_bgr: np.ndarray, registration: Any = None,
+               palette: Sequence[str] | None = None) -> Any: ...
 
 
 @dataclass
@@ -191,8 +192,9 @@ class LiveLoop:
         if not usable:
             return
         try:
-            detection = (self.detector.detect(frame, registration=registration) if registration is not None
-                         else self.detector.detect(frame))
+            # the colours the game in play uses (WarpShips: its ships'), if the referee says
+            detection = self.detector.detect(frame, registration=registration,
+                                             palette=getattr(self.referee, "palette", None))
         except InputError as e:  # too few markers seen (hidden by a hand), unreadable picture
             self._set_status(f"cannot read this frame: {e}")
             return

@@ -20,7 +20,7 @@ import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -49,13 +49,13 @@ def _ready() -> bool:
     return _detector is not None
 
 
-def _detect(image: np.ndarray, serial: int, registration: Any) -> Any:
+def _detect(image: np.ndarray, serial: int, registration: Any, palette: Sequence[str] | None) -> Any:
     global _registration
     if registration is None:
-        return _detector.detect(image)
+        return _detector.detect(image, palette=palette)
     if _registration[0] != serial:   # a new camera pose; else the worker's own copy, its rectifier kept
         _registration = (serial, registration)
-    return _detector.detect(image, registration=_registration[1])
+    return _detector.detect(image, registration=_registration[1], palette=palette)
 
 
 class ProcessDetector:
@@ -76,7 +76,7 @@ class ProcessDetector:
     def register(self, image: np.ndarray):
         return self.local.register(image)
 
-    def detect(self, image: np.ndarray, registration: Any = None) -> Any:
+    def detect(self, image: np.ndarray, registration: Any = None, palette: Sequence[str] | None = None) -> Any:
         """The detector's reading of `image`, made in a worker; its errors are raised here. A
         worker that died (killed, out of memory) costs that reading: the pool is started
         again for the next one."""
@@ -85,7 +85,7 @@ class ProcessDetector:
                 self._sent = (registration, self._sent[1] + 1)
             serial, pool = self._sent[1], self._pool
         try:
-            return pool.submit(_detect, image, serial, registration).result()
+            return pool.submit(_detect, image, serial, registration, palette).result()
         except BrokenProcessPool:
             with self._lock:
                 if self._pool is pool:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from domain import InputError, Pose, Size, TableState
+from referee.warpships.colony import GAME_COLOURS
 from vision.live.tracking import only_taken_off, same_places
 
 # The detector's stated position error, mm: a ruling within this of flipping is "too close to call".
@@ -48,6 +49,8 @@ class WarpShipsReferee:
     expected: dict[str, Any] | None = None  # the table once the teleported ships are taken off
     undo_to: dict[str, Any] | None = None  # the table before an illegal move
     pending: dict[str, Any] | None = None  # the shot waiting for die rolls
+    # the colours of the game's ships: the detector reads a doubtful piece as one of them
+    palette: tuple[str, ...] = GAME_COLOURS
 
     @classmethod
     def real(cls, **kw: Any) -> "WarpShipsReferee":

@@ -26,7 +26,12 @@ EDGE_LEVEL = 0.5
 # crosses the thresholds stays below ~1.5 of them; such faces reach 2.3-2.5.
 FALLBACK_EVIDENCE = 2.0
 # Pixels of a blob darker (log) than its typical full-evidence pixel by more than this
-# are its coloured shadow (light through the plastic), not the piece: left undecided.
+# are its coloured shadow (light through the plastic), not the piece: left undecided;
+# but only where they are no more tinted than that typical pixel. The other lamps and
+# the room dilute a shadow's tint; a darker piece touching a brighter one of its colour
+# is more tinted (clear plastic with no haze, as path tracers draw it: a flat piece over
+# the table, seen through two walls, beside a small upright). Without that exception:
+# path-traced 83 found 97.8 %, false 1.7 %; with it 98.3 %, 1.3 %.
 TINTED_SHADOW_DARKER = 0.5
 # A blob cut into a part bigger than a piece shows with its blurred rim (a large
 # upright's apparent area is LARGEST_PIECE_MM2; a part past 1100 mm², AREA_FACTOR times
@@ -79,15 +84,19 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     typical = median(inside) if inside.size else 1.0
     lum = fg.lum[y:y + h, x:x + w]
     hue = fg.hue[y:y + h, x:x + w]
-    # light through coloured plastic tints the shadow: same hue, but darker than the piece
-    parts, cut, level = _cut(fg, weak, score, hue, typical, lum < median(lum[strong]) - TINTED_SHADOW_DARKER)
+    chroma = np.hypot(hue[..., 0], hue[..., 1])
+    # light through coloured plastic tints the shadow: same hue, but darker than the
+    # piece, and diluted
+    shade = lum < median(lum[strong]) - TINTED_SHADOW_DARKER
+    if strong.any():
+        shade &= chroma <= median(chroma[strong])
+    parts, cut, level = _cut(fg, weak, score, hue, typical, shade)
     first = _biggest(parts)
     if strong.any() and first * fg.res ** 2 > PIECE_MAX_MM2:
         # bigger than a piece shows: a piece and a tinted shadow as big or bigger (a
         # lamp with little other light), between whose darkenings the median fell; the
         # piece is at most its brightest piece-sized part ...
         n = int(LARGEST_PIECE_MM2 / fg.res ** 2)
-        chroma = np.hypot(hue[..., 0], hue[..., 1])
         # ... or whose tint is diluted (under TINT_SHARE of its most tinted piece-sized
         # part's): a lamp low enough makes the shadow as dark as the lit plastic
         diluted = (lum < SHADOW_DARKER) & (chroma < TINT_SHARE * median(np.sort(chroma[strong])[-n:]))

@@ -47,3 +47,24 @@ def test_a_faint_piece_touching_a_vivid_one_of_another_colour_is_its_own_part():
     alone = _parts([yellow], felt)
     assert _parts([yellow, green], felt) == [alone[0], pytest.approx(15 * 13, abs=30)]
     assert _parts([yellow, green_shadow], felt) == alone
+
+
+def _triangle(transmission, centre_row, half_rows, tail_col, nose_col):
+    """A flat piece pointing right, as column patches: tail edge to nose."""
+    return [(slice(centre_row - round(half_rows * (nose_col - c) / (nose_col - tail_col)),
+                   centre_row + round(half_rows * (nose_col - c) / (nose_col - tail_col)) + 1), slice(c, c + 1),
+             transmission) for c in range(tail_col, nose_col)]
+
+
+def test_a_darker_piece_more_tinted_than_the_one_it_touches_is_not_its_shadow():
+    # clear red plastic with no haze (a path tracer's): a flat piece, seen through two
+    # walls, is far darker and deeper red than the large upright whose corner it touches
+    grey_cloth = (150, 150, 150)
+    upright = (slice(100, 126), slice(100, 126), (0.55, 0.5, 1.1))
+    flat = _triangle((0.08, 0.07, 0.55), 126, 7, 126, 156)
+    shadow = _triangle((0.3, 0.28, 0.4), 126, 7, 126, 156)   # as dark, its tint diluted
+    alone = _parts([upright], grey_cloth) + _parts(flat, grey_cloth)
+    both = _parts([upright] + flat, grey_cloth)
+    assert len(both) == 2
+    assert both[0] == pytest.approx(alone[0], rel=0.1) and both[1] == pytest.approx(alone[1], rel=0.3)
+    assert _parts([upright] + shadow, grey_cloth) == alone[:1]

@@ -29,6 +29,7 @@ VARIANT_SEEDS = range(9400, 9403)
 COIN_SEEDS = range(7900, 7920)
 CROWD_SEEDS = range(9520, 9545)   # every piece placed beside another
 LIGHT_TABLE_SEEDS = range(9600, 9615)   # held-out scenes on a grey cloth 1.7× as light
+GLASSY_SEEDS = range(9600, 9615)   # held-out scenes, the plastics nearly glass-clear
 VARIANTS = {
     "JPEG quality 60": {"jpeg_quality": 60},
     "noisy sensor": {"shot_noise": 0.04, "read_noise": 4.0},
@@ -118,6 +119,11 @@ def main() -> None:
     light = scored(Score(), LIGHT_TABLE_SEEDS, surface="cloth", table={"tint": (1.7, 1.7, 1.7)})
     print(f"\na light grey cloth (1.7× the usual cloth's albedo): {len(LIGHT_TABLE_SEEDS)} renders")
     print(light.summary())
+
+    glassy = scored(Score(), GLASSY_SEEDS, haze=0.2)
+    print(f"\nnearly glass-clear plastic (a fifth of the usual back-scatter, as a path tracer's plain "
+          f"dielectric): {len(GLASSY_SEEDS)} held-out renders")
+    print(glassy.summary())
 
     for name, sensor in VARIANTS.items():
         s = scored(Score(), VARIANT_SEEDS, sensor=sensor)

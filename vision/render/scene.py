@@ -195,6 +195,10 @@ class SceneSpec:
     layout: MarkerLayout = field(default_factory=MarkerLayout.default)
     paper_mm: float = 85.0
     seed: int = 0
+    # the plastics' back-scatter (Plastic.haze), scaled: 1 our moulded plastic; 0.2 nearly
+    # glass-clear, as a path tracer's plain dielectric draws it. Left out of the repr,
+    # like the sensor's development, so the path tracer's cache keys stay valid.
+    haze: float = field(default=1.0, repr=False)
 
     def truth(self) -> TableState:
         """The table state a perfect detector reports: nests once (outermost, with stack)."""

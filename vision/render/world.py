@@ -94,9 +94,10 @@ class World:
     spec: SceneSpec
 
 
-def scene_plastics(seed: int) -> dict:
+def scene_plastics(seed: int, haze: float = 1.0) -> dict:
     """This scene's plastics: every colour varied a little (another batch, another maker),
-    the same for all pieces of that colour in the scene."""
+    the same for all pieces of that colour in the scene; translucent ones' back-scatter
+    scaled by `haze`."""
     rng = np.random.default_rng([seed, 3])
     out = {}
     for color, p in PLASTICS.items():
@@ -104,7 +105,7 @@ def scene_plastics(seed: int) -> dict:
         if p.wall is None:
             out[color] = Plastic(None, p.haze, tuple(np.clip(np.array(p.albedo) * k, 0, 0.9)))
         else:  # thicker or thinner dye: the wall's transmission raised to a power
-            out[color] = Plastic(tuple(np.array(p.wall) ** k), tuple(np.array(p.haze) * k), p.albedo)
+            out[color] = Plastic(tuple(np.array(p.wall) ** k), tuple(np.array(p.haze) * k * haze), p.albedo)
     return out
 
 
@@ -166,7 +167,7 @@ def hand_capsules(h: Hand) -> list[tuple[Capsule, str, tuple[float, float, float
 
 def build_world(spec: SceneSpec) -> World:
     rng = np.random.default_rng(spec.seed + 7919)
-    plastics = scene_plastics(spec.seed)
+    plastics = scene_plastics(spec.seed, spec.haze)
     shells, solids = [], []
     for p in spec.pieces:
         sh, so = _piece_objects(p, plastics, rng)

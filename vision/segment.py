@@ -52,6 +52,11 @@ DARK_SMOOTH_PX = 5
 BLACK_OPEN_PX = 5
 # A dark blob sharing more than this share of its pixels with a coloured blob is that piece.
 BLACK_OVERLAP_MAX = 0.3
+# A dark blob with more than this share of its pixels at a marker sheet's edge is the
+# sheet's (its shadow, or print at the cut); a black piece set down beside a sheet only
+# touches it with its rim (all ten colours, seed 9305: a black large upright 12 mm from a
+# sheet was missed).
+AT_SHEET_SHARE = 0.1
 # Smallest footprint of a whole piece, mm²: a small upright's base (14.3 mm square) seen
 # from above. A coloured blob smaller than this is part of a piece, not all of it.
 PIECE_MIN_MM2 = 200.0
@@ -206,7 +211,8 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     black = cv2.morphologyEx((darker * 255).astype(np.uint8) & usable, cv2.MORPH_OPEN,
                              np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
     m, black_labels, black_stats, _ = cv2.connectedComponentsWithStats(black, connectivity=8)
-    at_sheet = set(np.unique(black_labels[filler.near_sheet]).tolist())
+    on_sheet = np.bincount(black_labels[filler.near_sheet], minlength=m)
+    at_sheet = {j for j in range(1, m) if on_sheet[j] > AT_SHEET_SHARE * black_stats[j, cv2.CC_STAT_AREA]}
     # a coloured blob smaller than any piece is only some faces of one (green on green
     # felt: the faces that pass the lamp's light, the rest darkened like a shadow): the
     # dark candidate it touches takes it in

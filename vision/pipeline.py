@@ -30,7 +30,7 @@ from calibration import development
 from calibration.camera import Intrinsics
 from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
-from domain import Coin, InputError, Piece, TableState
+from domain import Coin, Piece, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
@@ -39,6 +39,7 @@ from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, to_piece
 from vision.rectify import Rectifier, TableGrid
 from vision.parts import Part, refine
+from vision.pictures import BadImageError, check_colour, check_image
 from vision.segment import (MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_masks, column_medians,
                             foreground)
 from vision.sheets import table_mask
@@ -58,10 +59,6 @@ COLOUR_ERODE_PX = 2
 # Two pieces whose footprints share more than this part of the smaller one are one piece
 # seen as two blobs: neighbours pressed together, placed ~2 mm out each, share under 0.15.
 SAME_PLACE_SHARE = 0.3
-
-
-class BadImageError(InputError):
-    """An image that is not a usable colour picture."""
 
 
 @dataclass
@@ -99,14 +96,6 @@ class _Blob:
     hue: np.ndarray        # its hue part (two axes), in the box
     dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
     colour_distances: np.ndarray | None = None   # of `observed` to each colour model
-
-
-def check_image(image: Any) -> np.ndarray:
-    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
-        raise BadImageError("expected a BGR colour picture (H×W×3 uint8)")
-    if min(image.shape[:2]) < 64:
-        raise BadImageError(f"picture too small ({image.shape[1]}×{image.shape[0]})")
-    return image
 
 
 class Detector:
@@ -219,6 +208,7 @@ class Detector:
         prior = self.models.palette_prior(palette)
         t = [time.perf_counter()]
         reg = registration or self.register(image)
+        check_colour(image)   # after the markers: a blank picture's first fault is their absence
         t.append(time.perf_counter())
         fg = self.segment(image, reg)
         t.append(time.perf_counter())

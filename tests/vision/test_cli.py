@@ -115,6 +115,13 @@ def test_detect_a_rendered_table(tmp_path):
     assert drawing is not None and drawing.shape == r.image.shape
 
 
+def test_a_greyscale_picture_is_refused(tmp_path):
+    from vision.scenes import rendered
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), cv2.cvtColor(rendered(7001).image, cv2.COLOR_BGR2GRAY))
+    one_line_error(run("detect", grey), "greyscale")
+
+
 def test_several_images_one_bad(tmp_path, blank_png):
     from vision.scenes import rendered
     r = rendered(7001)

@@ -44,7 +44,7 @@ class Watching:
 
     def detect(self, image, registration=None, palette=None):
         self.read_entries.append(self.source.index)
-        return self.detector.detect(image, registration=registration)
+        return self.detector.detect(image, registration=registration, palette=palette)
 
 
 def play_demo(folder) -> tuple[list[dict], list[dict], list[dict], Watching, WarpShipsReferee]:

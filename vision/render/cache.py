@@ -32,8 +32,7 @@ def renderer_hash() -> str:
 
 def spec_key(spec: SceneSpec) -> str:
     # the sensor's development and the plastics' haze are left out of the spec's repr
-    extra = "" if spec.haze == 1.0 else f":haze {spec.haze}"   # (so the usual keys stay as they were)
-    return hashlib.sha1(f"{renderer_hash()}:{spec!r}:{spec.sensor.development}{extra}".encode()).hexdigest()[:20]
+    return hashlib.sha1(f"{renderer_hash()}:{spec!r}:{spec.sensor.development}:{spec.haze}".encode()).hexdigest()[:20]
 
 
 def render_cached(spec: SceneSpec, cache_dir: str | Path | None = None) -> Rendered:

@@ -2,6 +2,8 @@
 
 import math
 
+import pytest
+
 from domain import Pose, Size
 from vision.scenes import rendered
 
@@ -81,3 +83,14 @@ def test_a_large_flat_piece_pointed_by_itself_not_with_its_shadow():
     assert_read_as(state := detect(r), t.position, 3.0, "yellow", Size.LARGE, Pose.FLAT)
     found = min(state.pieces, key=lambda p: math.dist(p.position, t.position))
     assert abs((found.heading - t.heading + 180) % 360 - 180) < 2.0
+
+
+@pytest.mark.parametrize("seed, where, colour", [
+    (9211, (533.0, 437.0), "blue"),
+    (9624, (536.0, 91.0), "red"),
+])
+def test_a_small_upright_and_its_sharp_coloured_shadow_are_not_a_flat_piece(seed, where, colour):
+    # the blob looks like a small flat pointing along the shadows, its "nose" as sharp as
+    # a piece's (vision.edge_steps); but its tint there is diluted: light through the
+    # plastic, not plastic
+    assert_read_as(detect(rendered(seed)), where, 3.0, colour, Size.SMALL, Pose.UPRIGHT)

@@ -22,7 +22,7 @@ import numpy as np
 
 from domain import Size
 from vision import fit as fitting
-from vision.decide import _model_mask
+from vision.decide import _SIZES, _model_mask
 from vision.geometry import UPRIGHT
 from vision.rectify import TableGrid
 
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 FAINT_FACES_DARKER = 0.1   # log: the ring's median under the band outside it by this much
 FAINT_FACES_TINT = 0.2     # ... and its median tint above this share of the winner's
-_SIZES = list(Size)
 _RIM = np.ones((3, 3), np.uint8)        # the blurred edge between the two outlines
 _OUTSIDE = np.ones((7, 7), np.uint8)    # the band of table just outside the bigger one
 

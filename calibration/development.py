@@ -107,7 +107,7 @@ def _square_points(layout: MarkerLayout, marker_id: int) -> np.ndarray:
 
 
 def ink_log(ink_bgr: np.ndarray, paper_bgr: np.ndarray) -> float:
-    """The ink's level below the paper's: mean over channels of log((ink + 4) / (paper + 4))."""
+    """The ink's level below the paper's: mean over channels of log((ink + LEVEL_OFFSET) / (paper + LEVEL_OFFSET))."""
     ink, paper = (np.log(np.asarray(v, float) + LEVEL_OFFSET) for v in (ink_bgr, paper_bgr))
     return float(np.mean(ink - paper))
 

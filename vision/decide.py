@@ -138,15 +138,10 @@ def ridges_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid:
     return rival if theirs > mine + RIDGE_MARGIN else best
 
 
-# A flat winner loses to a smaller flat rival at most EDGE_SWAP_COST_MM costlier whose
-# apparent outline shows EDGE_RATIO times the step in the picture (darkening and hue,
-# measured EDGE_SIDE_MM either side at EDGE_POINTS points): the plastic's edges are
-# where the picture steps from piece to table; a blob grown by the piece's tinted shadow
-# or its blurred rim fits a bigger model, whose outline then lies on shadow and table.
+# A hypothesis's apparent outline is sampled at EDGE_POINTS points, the picture read
+# EDGE_SIDE_MM either side of it: past the blurred rim, on the plastic and on the table.
 EDGE_SIDE_MM = 1.5
 EDGE_POINTS = 96
-EDGE_SWAP_COST_MM = 1.5
-EDGE_RATIO = 1.6
 
 
 def _outline_normals(fit: fitting.Fit, camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -164,38 +159,6 @@ def _sample(picture: np.ndarray, pts: np.ndarray, origin_mm: np.ndarray, res: fl
     """A blob box's picture at table points (nearest pixel, clipped to the box)."""
     ij = np.clip(np.round((pts - origin_mm) / res - 0.5).astype(int), 0, np.array(picture.shape[1::-1]) - 1)
     return picture[ij[..., 1], ij[..., 0]]
-
-
-def edge_step(fit: fitting.Fit, b: _Blob, origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:
-    """Mean step of the log ratio to the table (darkening and hue) across a pyramid
-    hypothesis's apparent outline."""
-    pts, normal = _outline_normals(fit, camera)
-    picture = np.dstack([b.lum, b.hue])
-    inside, outside = (_sample(picture, pts + side * EDGE_SIDE_MM * normal, origin_mm, res) for side in (-1, 1))
-    return float(np.mean(np.linalg.norm(inside - outside, axis=1)))
-
-
-def edges_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
-                 camera: np.ndarray) -> fitting.Fit:
-    """A flat piece, or a bigger one? A flat piece's tinted shadow beyond its tail, or the
-    wide blurred rim of a piece much brighter than the table, grows its blob so that the
-    next size fits the outline better; but only the right size's outline lies on the
-    plastic's edges. `options` sorted by cost."""
-    if best.hypothesis.kind != FLAT or b.dark:
-        return best
-    size = _SIZES.index(best.hypothesis.size)  # type: ignore[arg-type]
-    rivals: dict = {}
-    for f in options:
-        h = f.hypothesis
-        if h.kind == FLAT and _SIZES.index(h.size) < size and h.size not in rivals and f.iou >= IOU_MIN \
-                and cost(f) <= cost(best) + EDGE_SWAP_COST_MM:  # type: ignore[arg-type]
-            rivals[h.size] = f
-    if not rivals:
-        return best
-    rival = rivals[max(rivals, key=_SIZES.index)]
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
-    mine = edge_step(best, b, origin, grid.res, camera)
-    return rival if edge_step(rival, b, origin, grid.res, camera) > EDGE_RATIO * mine else best
 
 
 # An upright winner loses to the next bigger upright at most FACE_SWAP_COST_MM costlier if,

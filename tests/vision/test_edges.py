@@ -134,6 +134,25 @@ def test_a_choice_the_edges_make_just_past_their_ratio_is_not_confident():
     assert edge_steps._better(None, best, [best, rival], keys, np.array([0.1, 0.11]), params, GRID, CAMERA) is None
 
 
+def test_a_small_flat_in_a_large_ones_nose_gives_way_to_a_medium_that_also_passes():
+    # a small flat's edges lie on the nose of the piece, stronger than any whole outline's:
+    # when the medium between it and the large winner beats the winner too, it is the medium
+    best = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.LARGE), np.zeros(3), 1.0, 0.8)
+    options = [best] + [fitting.Fit(fitting.Hypothesis(0, FLAT, size), np.zeros(3), 1.2, 0.8)
+                        for size in (Size.MEDIUM, Size.SMALL)]
+    keys = [(FLAT, Size.LARGE), (FLAT, Size.MEDIUM), (FLAT, Size.SMALL)]
+    params = np.zeros((3, 3))
+    for medium, pick in ((0.15, 1), (0.11, 2)):   # the medium past EDGE_RATIO (1.2), or not
+        assert edge_steps._better(None, best, options, keys, np.array([0.1, medium, 0.19]), params,
+                                  GRID, CAMERA)[0] == pick
+
+
+def test_seeded_medium_flat_whose_nose_holds_a_small_ones_edges():
+    # the outline fit took it for a large flat (its open base, as pale as the table, widens
+    # the blob); a small flat in its nose steps 1.9 times the large one's edges, the medium 1.6
+    assert_read_as(detect(rendered(9226)), (399.0, 261.6), 3.0, "yellow", Size.MEDIUM, Pose.FLAT)
+
+
 LARGE_AT = np.array([100.0, 100.0, 0.0])
 
 

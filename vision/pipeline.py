@@ -318,7 +318,7 @@ class Detector:
         boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]
         emap = edges.edge_map(table_bgr, self.grid, boxes)
         chosen = edge_steps.steps_decide(chosen, chosen_options, emap, camera, COST_GAP_CONFIDENT, direction)
-        chosen = [(b, faint_faces_decide(best, b, self.grid, camera), gap) for b, best, gap in chosen]
+        chosen = [(b, faint_faces_decide(best, b, self.grid, camera, emap), gap) for b, best, gap in chosen]
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
         chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera))

@@ -50,3 +50,11 @@ def test_an_upright_whose_outer_faces_are_faint_reads_its_size(seed, where, size
     # green uprights whose steep outer faces, mirroring the table, were left out of the
     # blob: the fit took the next size down (vision.faint_faces)
     assert_read_as(detect(rendered(seed)), where, 3.0, "green", size, Pose.UPRIGHT)
+
+
+def test_an_upright_whose_faint_faces_mirror_the_table_reads_its_size_by_their_edges():
+    # developed through a filmic curve, a green large upright's outer faces are darker
+    # than the table but hardly tinted: the large one's edges, searched from the medium
+    # winner's pose, step as strongly as the medium's (vision.faint_faces)
+    r = rendered(9003, sensor={"development": "filmic"})
+    assert_read_as(detect(r), (307.0, 83.0), 3.0, "green", Size.LARGE, Pose.UPRIGHT)

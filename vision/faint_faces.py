@@ -51,7 +51,8 @@ _OUTSIDE = np.ones((7, 7), np.uint8)    # the band of table just outside the big
 def faint_faces_decide(best: fitting.Fit, b: _Blob, grid: TableGrid, camera: np.ndarray,
                        emap: edges.EdgeMap) -> fitting.Fit:
     """The winner, or the next bigger upright in its place when the ring it adds holds
-    faint faces (see the module's docstring); `emap` the picture's edges."""
+    faint faces (see the module's docstring), and so on from that one: a small upright's
+    blob may be a large one's lit faces. `emap`: the picture's edges."""
     h = best.hypothesis
     if h.kind != UPRIGHT or h.size is Size.LARGE or b.dark:
         return best
@@ -69,7 +70,8 @@ def faint_faces_decide(best: fitting.Fit, b: _Blob, grid: TableGrid, camera: np.
     darker = np.median(b.lum[ring]) - np.median(b.lum[outside]) < -FAINT_FACES_DARKER
     tinted = np.median(b.chroma[ring]) > FAINT_FACES_TINT * np.median(b.chroma[inside])
     if darker == tinted:   # both, or neither: the edges cannot change that
-        return bigger if darker else best
+        return faint_faces_decide(bigger, b, grid, camera, emap) if darker else best
     both = np.array([best.params, best.params], float)
     _, score = edges.refine(emap, [UPRIGHT, UPRIGHT], [h.size, bigger.hypothesis.size], both, camera)
-    return bigger if score[1] >= FAINT_FACES_EDGES * score[0] else best
+    edged = score[1] >= FAINT_FACES_EDGES * score[0]
+    return faint_faces_decide(bigger, b, grid, camera, emap) if edged else best

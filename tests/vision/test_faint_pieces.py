@@ -2,11 +2,19 @@
 by the faces that mirror or pipe the lamp (bright) around a core as dark as the felt.
 Seed 9216 has three such pieces that the half-way cut of their blobs used to lose."""
 
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 from shapely.geometry import Polygon
 
 from domain import Pose, Size
+from vision import decide, edges
+from vision import fit as fitting
+from vision.faint_faces import faint_faces_decide
+from vision.geometry import UPRIGHT
 from vision.pipeline import Detector
+from vision.rectify import TableGrid
 from vision.scenes import rendered
 
 from seeded import assert_read_as, detect
@@ -60,3 +68,26 @@ def test_an_upright_whose_faint_faces_mirror_the_table_reads_its_size_by_their_e
     # winner's pose, step as strongly as the medium's (vision.faint_faces)
     r = rendered(9003, sensor={"development": "filmic"})
     assert_read_as(detect(r), (307.0, 83.0), 3.0, "green", Size.LARGE, Pose.UPRIGHT)
+
+
+def test_a_small_uprights_blob_inside_a_large_ones_faint_faces_grows_to_the_large():
+    # the blob is a small upright's footprint in the middle of a large upright whose
+    # faces all around it are darker than the table and tinted: medium, then large
+    grid, camera = TableGrid(0.0, 0.0, 1.0, 200, 200), np.array([60.0, 40.0, 950.0])
+    at = np.array([100.0, 100.0, 20.0])
+    origin = np.array([60, 60])
+
+    def drawn(size):
+        fit = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, size), at, 1.0, 0.8)
+        return decide._model_mask(fit, (80, 80), grid.to_mm(origin[None])[0] - 0.5 * grid.res, grid.res, camera)
+
+    large, small = drawn(Size.LARGE), drawn(Size.SMALL)
+    blob = SimpleNamespace(origin_px=origin, dark=False, part=SimpleNamespace(mask=small.astype(np.uint8) * 255),
+                           lum=np.where(large, -0.4, 0.0).astype(np.float32),
+                           chroma=np.where(large, 0.5, 0.02).astype(np.float32))
+    emap = edges.EdgeMap(np.zeros((200, 200, 3), np.float32), grid)
+    winner = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.SMALL), at, 1.0, 0.8)
+    assert faint_faces_decide(winner, blob, grid, camera, emap).hypothesis.size is Size.LARGE
+    # bare table around the blob: the small one stands
+    blob.lum, blob.chroma = np.where(small, -0.4, 0.0).astype(np.float32), np.where(small, 0.5, 0.02).astype(np.float32)
+    assert faint_faces_decide(winner, blob, grid, camera, emap).hypothesis.size is Size.SMALL

@@ -27,7 +27,8 @@ than the table (shaded faces the blob left out as shadow) needs only EDGE_RATIO,
 or not, and whatever the winner's pose. A flat winner whose nose points along the
 shadows and steps softly there (a penumbra: an upright's shadow taken for a nose) loses
 to an upright whose edges are as strong as its own (SOFT_NOSE), and so does one whose
-nose is tinted like a shadow, diluted.
+nose is tinted like a shadow, diluted, or whose top face is hardly tinted at all
+(FADED_TOP_CHROMA).
 A small flat's edges lie on the nose of a bigger flat piece, often stronger than that
 piece's whole outline (its open base is as pale as the table): a flat winner's smaller
 flat rival gives way to a flat of the size between them whose edges beat the winner's too
@@ -48,7 +49,7 @@ from domain import Size
 from vision import decide
 from vision import fit as fitting
 from vision.edges import EdgeMap, HypothesisRows, ascend, nose_softness
-from vision.geometry import COIN, FLAT, UPRIGHT
+from vision.geometry import COIN, FLAT, UPRIGHT, hypothesis_faces
 from vision.rectify import TableGrid
 from vision.shadows import SHADOW_SIDE_COS
 
@@ -88,6 +89,17 @@ EDGE_CONFIDENT = 0.3
 # percentile) for the 18 that were uprights and 0.81-1.12 for the 167 flat pieces.
 SOFT_NOSE = 0.5
 SOFT_NOSE_RATIO = 1.0
+# So does a flat winner whose top face (from its raised corners to its nose, the face the
+# camera sees) is barely tinted, its median hue change (log) under FADED_TOP_CHROMA: a
+# flat piece's top face is its plastic, tinted as its colour goes, where an upright's
+# shadow taken for it is lit by the room as well, diluted. Measured over the flat winners
+# the edges kept on A, held out, the 100 path-traced scenes and N: 0.13-0.45 (10th-90th
+# percentile) for the 44 that were uprights, 0.52-1.39 for the 857 flat pieces, whose
+# faint end is green on green felt (0.21 for green's 10th percentile). At 0.35, with the
+# upright's edges as strong as the flat's, every set above loses mistakes (held out 37 ->
+# 28, N 55 -> 51); A trades one green large flat on green felt for an upright.
+FADED_TOP_CHROMA = 0.35
+_FLAT_TOP = 4   # the top face's index in geometry.model's flat faces
 
 
 def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Size, tuple[float, float, float]]]:
@@ -207,17 +219,30 @@ def _added_is_dark(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid
 
 
 def _shadow_noses(chosen: list, emap: EdgeMap, camera: np.ndarray, direction: np.ndarray | None) -> set[int]:
-    """Indices of the flat winners in `chosen` (blob, fit, gap) whose soft nose points
-    along the picture's shadow `direction` (see SOFT_NOSE)."""
+    """Indices of the flat winners in `chosen` (blob, fit, gap) that may be an upright
+    and its shadow: a soft or diluted nose along the picture's shadow `direction` (see
+    SOFT_NOSE), or a faded top face (FADED_TOP_CHROMA)."""
     flats = [k for k, (_, f, _) in enumerate(chosen) if f.hypothesis.kind == FLAT]
+    faded = {k for k in flats if _top_faded(chosen[k][0], chosen[k][1], emap.grid, camera)}
     if direction is None or not flats:
-        return set()
+        return faded
     fits = [chosen[k][1] for k in flats]
     heading = np.radians([float(f.params[2]) for f in fits])
     along = np.cos(heading) * direction[0] + np.sin(heading) * direction[1]
     soft = nose_softness(fits, emap, camera)
-    return {k for k, a, v in zip(flats, along, soft) if a >= SHADOW_SIDE_COS
-            and (v < SOFT_NOSE or _nose_diluted(chosen[k][0], chosen[k][1], emap.grid, camera))}
+    return faded | {k for k, a, v in zip(flats, along, soft) if a >= SHADOW_SIDE_COS
+                    and (v < SOFT_NOSE or _nose_diluted(chosen[k][0], chosen[k][1], emap.grid, camera))}
+
+
+def _top_faded(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> bool:
+    """Is a flat hypothesis's top face (within its blurred rim) tinted under
+    FADED_TOP_CHROMA?"""
+    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    top = hypothesis_faces(np.array([fit.params], float), [FLAT], [fit.hypothesis.size], camera)[0][_FLAT_TOP]
+    face = np.zeros(b.chroma.shape, np.uint8)
+    cv2.fillConvexPoly(face, np.round(((top - origin) / grid.res - 0.5) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    face = cv2.erode(face, _RIM) > 0
+    return bool(face.any() and np.median(b.chroma[face]) < FADED_TOP_CHROMA)
 
 
 def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> bool:

@@ -123,6 +123,21 @@ def test_a_smaller_flat_in_a_bigger_ones_nose_is_not_taken_for_it():
     assert [(p.size, p.pose) for p in near] == [(Size.LARGE, Pose.FLAT)]
 
 
+def test_a_small_upright_and_its_shadow_are_not_a_flat_piece_with_a_faded_top():
+    # the outline fit took the upright and its shadow for a flat piece whose top face lies
+    # on the shadow, hardly tinted; the upright's edges are as strong as that flat's
+    assert_read_as(detect(rendered(9622)), (331.0, 419.0), 3.0, "green", Size.SMALL, Pose.UPRIGHT)
+
+
+def test_a_flat_piece_with_a_faded_top_face_is_one_the_edges_may_stand_up():
+    from types import SimpleNamespace
+    flat = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), np.array([100.0, 100.0, 0.0]), 1.0, 0.8)
+    origin = np.array([60, 60])
+    for tint, faded in ((0.2, True), (0.8, False)):
+        blob = SimpleNamespace(origin_px=origin, chroma=np.full((80, 80), tint, np.float32))
+        assert edge_steps._top_faded(blob, flat, GRID, CAMERA) is faded
+
+
 def test_a_choice_the_edges_make_just_past_their_ratio_is_not_confident():
     best = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.LARGE), np.array([0.0, 0.0, 0.0]), 1.0, 0.8)
     rival = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), np.array([0.0, 0.0, 0.0]), 1.2, 0.8)

@@ -265,9 +265,13 @@ def _model_mask(fit: fitting.Fit, shape: tuple[int, int], origin_mm: np.ndarray,
                 camera: np.ndarray) -> np.ndarray:
     """A pyramid hypothesis's apparent silhouette drawn in a blob's box (bool)."""
     h = fit.hypothesis
+    return polygon_mask(silhouette(h.kind, h.size, fit.params, camera), shape, origin_mm, res)  # type: ignore[arg-type]
+
+
+def polygon_mask(poly_mm: np.ndarray, shape: tuple[int, int], origin_mm: np.ndarray, res: float) -> np.ndarray:
+    """A convex polygon (table mm) drawn in a blob's box (bool), to 1/16 of a pixel."""
     out = np.zeros(shape, np.uint8)
-    poly = (silhouette(h.kind, h.size, fit.params, camera) - origin_mm) / res - 0.5  # type: ignore[arg-type]
-    cv2.fillConvexPoly(out, np.round(poly * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    cv2.fillConvexPoly(out, np.round(((poly_mm - origin_mm) / res - 0.5) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
     return out > 0
 
 

@@ -239,9 +239,7 @@ def _top_faded(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> bool
     FADED_TOP_CHROMA?"""
     origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
     top = hypothesis_faces(np.array([fit.params], float), [FLAT], [fit.hypothesis.size], camera)[0][_FLAT_TOP]
-    face = np.zeros(b.chroma.shape, np.uint8)
-    cv2.fillConvexPoly(face, np.round(((top - origin) / grid.res - 0.5) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
-    face = cv2.erode(face, _RIM) > 0
+    face = cv2.erode(decide.polygon_mask(top, b.chroma.shape, origin, grid.res).astype(np.uint8), _RIM) > 0
     return bool(face.any() and np.median(b.chroma[face]) < FADED_TOP_CHROMA)
 
 

@@ -266,7 +266,8 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[s
     """Which of a blob's searched starts (their size and pose `keys`, edge `score` and
     refined `params`; the first is the winner's own) should replace the winner, if any,
     and by how much its edges beat the ratio it needed (0: just). `shadow_nose`: the
-    winner is a flat piece whose nose may be an upright's shadow (SOFT_NOSE)."""
+    winner is a flat piece that may be an upright and its shadow (SOFT_NOSE,
+    FADED_TOP_CHROMA)."""
     mine = (best.hypothesis.kind, best.hypothesis.size)
     fitted = {(f.hypothesis.kind, f.hypothesis.size): decide.cost(f) for f in options
               if f.hypothesis.kind != COIN and f.iou >= decide.IOU_MIN}

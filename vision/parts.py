@@ -51,10 +51,11 @@ RETRY_KEEPS = 0.35
 # apart; a piece's own faint faces share its hue).
 LEFT_OUT_MIN_MM2 = 150.0
 LEFT_OUT_HUE_APART = 40.0
-# ... and if some of it (this top percentile) is no darker than the bare table (a piece's
-# lit faces; a shadow, however tinted, is darker all over), and its median pixel is
-# tinted at least at the weak level (WEAK · CHROMA_MIN; untinted brightening is a
-# reflection) but less than the parts (the fainter piece, which is why the cut left it).
+# ... and if its median pixel is tinted at least at the weak level (WEAK · CHROMA_MIN;
+# untinted brightening is a reflection) but less than the parts (the fainter piece, which
+# is why the cut left it). If none of it (this top percentile) is lighter than the bare
+# table, it may as well be a shadow, however tinted (green on green felt darkens the felt
+# all over like one): such a part is marked `dark`, and vision.shadows decides.
 LEFT_OUT_LIT_PERCENTILE = 90
 _LEFT_OUT_RIM = np.ones((5, 5), np.uint8)
 # Outlines are traced on the evidence interpolated this many times finer than the grid.
@@ -69,6 +70,7 @@ class Part:
     outline: np.ndarray     # M×2 box pixel coordinates, convex, counter-clockwise
     edge_offset: float      # how far (px) the true edge lies outside `outline`
     contour: np.ndarray     # L×2 box pixel coordinates: the cut itself, not its hull
+    dark: bool = False      # left out, another hue, darker than the table all over: piece or shadow
 
 
 def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> list[Part]:
@@ -104,12 +106,12 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
                      (lum < median(np.sort(lum[strong])[-n:]) - TINTED_SHADOW_DARKER) | diluted)
         if RETRY_KEEPS * first <= _biggest(retry[0]) < first:   # less shadow, but the piece kept
             parts, cut, level = retry
-    cuts = [(cut, level)] * len(parts)
-    for extra, extra_cut, extra_level in _left_out(fg, weak, box, parts, score, hue):
+    cuts = [(cut, level, False)] * len(parts)
+    for extra, extra_cut, extra_level, extra_dark in _left_out(fg, weak, box, parts, score, hue):
         parts.append(extra)
-        cuts.append((extra_cut, extra_level))
+        cuts.append((extra_cut, extra_level, extra_dark))
     out = []
-    for part, (cut, level) in zip(parts, cuts):
+    for part, (cut, level, dark) in zip(parts, cuts):
         hull = convex_fill(part)
         others = np.zeros_like(hull)
         for q in parts:
@@ -130,16 +132,17 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
         near[0] = 0
         inside = (fine > 0).astype(np.uint8)
         out.append(Part(hull, near[labels], _hull_points(inside, SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL,
-                        _contour_points(inside, SUBPIXEL, (x0, y0))))
+                        _contour_points(inside, SUBPIXEL, (x0, y0)), dark))
     return out
 
 
 def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], parts: list[np.ndarray],
-              score: np.ndarray, hue: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float]]:
+              score: np.ndarray, hue: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float, bool]]:
     """Pieces a blob's cut left out: a faint piece touching a vivid one of another colour
     (green on green felt beside a yellow piece) falls below the cut at half the blob's
     typical evidence, which the vivid piece sets. What of the blob lies beyond its parts
-    (past their blurred rim), piece-sized and tinted another way, is cut at its own level."""
+    (past their blurred rim), piece-sized and tinted another way, is cut at its own level:
+    (mask, cut, level, whether it is darker than the table all over)."""
     if not parts:
         return []
     taken = np.zeros_like(weak)
@@ -161,13 +164,13 @@ def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], 
         piece_hue = hue[piece]
         tint = median(np.hypot(piece_hue[:, 0], piece_hue[:, 1]))
         if np.count_nonzero(strong) * fg.res ** 2 < MIN_SEED_MM2 \
-                or np.percentile(lum_box[piece], LEFT_OUT_LIT_PERCENTILE) < 0.0 \
                 or not WEAK * CHROMA_MIN <= tint < taken_tint \
                 or angle_apart(_hue_angle(piece_hue), _hue_angle(taken_hue)) < LEFT_OUT_HUE_APART:
             continue
         own = (piece * 255).astype(np.uint8)
         sub, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece))
-        out += [(p, cut, level) for p in sub]
+        dark = np.percentile(lum_box[piece], LEFT_OUT_LIT_PERCENTILE) < 0.0
+        out += [(p, cut, level, dark) for p in sub]
     return out
 
 

@@ -111,6 +111,22 @@ def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray
     return mean / norm if norm > 0 else None
 
 
+def on_shadow_side(found: list[_Blob], direction: np.ndarray | None, res: float) -> set[int]:
+    """Indices of the dark parts of blobs (vision.parts.Part.dark: left out of a blob's
+    cut, another hue than its pieces, darker than the table all over) that lie on the
+    shadow side of a lit blob within SHADE_REACH_MM: its shadow. Every one of them when
+    the picture's shadow direction is unknown. One that lies elsewhere is a piece that
+    darkens the table like a shadow (green on green felt beside a yellow piece)."""
+    dark = [k for k, b in enumerate(found) if b.part.dark]
+    lit = [_centre_px(b) for b in found if not b.dark and not b.part.dark]
+    if not dark or direction is None or not lit:
+        return set(dark)
+    v = np.array([_centre_px(found[k]) for k in dark])[:, None] - np.array(lit)[None]   # dark × lit × 2
+    norm = np.hypot(v[..., 0], v[..., 1])
+    shade = (norm * res <= SHADE_REACH_MM) & (v @ direction > SHADOW_SIDE_COS * norm)
+    return {k for k, s in zip(dark, shade.any(axis=1)) if s}
+
+
 def _pieces(chosen: list) -> list[int]:
     """Indices of the coloured pyramids among the decided candidates."""
     return [k for k, (b, best, _) in enumerate(chosen) if not b.dark and best.hypothesis.kind != COIN]
@@ -122,7 +138,7 @@ def picture_direction(found: list[_Blob], lum: np.ndarray, res: float) -> np.nda
     pieces = np.zeros(lum.shape, bool)
     centres = []
     for b in found:
-        if b.dark:
+        if b.dark or b.part.dark:
             continue
         (x, y), (h, w) = b.origin_px, b.part.mask.shape
         pieces[y:y + h, x:x + w] |= b.part.mask > 0

@@ -11,9 +11,10 @@ TABLE_BGR = (100, 130, 160)
 PAPER_WHITE = np.array([235.0, 235.0, 235.0])
 
 
-def _parts(filters, table_bgr=TABLE_BGR):
+def _parts(filters, table_bgr=TABLE_BGR, dark=False):
     """The parts (mm² each) of the blobs of a 1 mm grid table of this colour with these
-    (rows, cols, bgr transmission) patches on it."""
+    (rows, cols, bgr transmission) patches on it; those marked dark (piece or shadow,
+    vision.shadows decides) when `dark`, the others when not."""
     grid = TableGrid(0.0, 0.0, 1.0, 300, 300)
     table = np.empty((300, 300, 3), np.float32)
     table[:] = table_bgr
@@ -22,7 +23,8 @@ def _parts(filters, table_bgr=TABLE_BGR):
     table = np.clip(table, 0, 255).astype(np.uint8)
     usable = np.full((300, 300), 255, np.uint8)
     fg = foreground(table, usable, BackgroundFiller(usable, grid), PAPER_WHITE)
-    return [np.count_nonzero(p.mask) for weak, box in blob_masks(fg, 10) for p in refine(fg, weak, box)]
+    return [np.count_nonzero(p.mask) for weak, box in blob_masks(fg, 10) for p in refine(fg, weak, box)
+            if p.dark == dark]
 
 
 def test_a_piece_with_a_shadow_as_dark_and_twice_its_size_is_cut_to_the_piece():
@@ -46,7 +48,10 @@ def test_a_faint_piece_touching_a_vivid_one_of_another_colour_is_its_own_part():
     green_shadow = (slice(126, 141), slice(108, 123), (0.6, 0.75, 0.45))   # darker all over
     alone = _parts([yellow], felt)
     assert _parts([yellow, green], felt) == [alone[0], pytest.approx(15 * 13, abs=30)]
+    assert _parts([yellow, green], felt, dark=True) == []
+    # darker all over, it may be the yellow's shadow as well as a piece: marked dark
     assert _parts([yellow, green_shadow], felt) == alone
+    assert _parts([yellow, green_shadow], felt, dark=True) == [pytest.approx(15 * 13, abs=30)]
 
 
 def _triangle(transmission, centre_row, half_rows, tail_col, nose_col):

@@ -1,10 +1,13 @@
 """Shadows tell what stands from what lies (vision.shadows), on seeded renders."""
 
 import math
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from domain import Pose, Size
+from vision import shadows
 from vision.scenes import rendered
 
 from seeded import assert_read_as, detect
@@ -94,3 +97,28 @@ def test_a_small_upright_and_its_sharp_coloured_shadow_are_not_a_flat_piece(seed
     # a piece's (vision.edge_steps); but its tint there is diluted: light through the
     # plastic, not plastic
     assert_read_as(detect(rendered(seed)), where, 3.0, colour, Size.SMALL, Pose.UPRIGHT)
+
+
+def _blob(centre, dark_part=False, dark=False):
+    """A stand-in for vision.pipeline._Blob: a 10 px square outline about `centre` (grid px)."""
+    square = np.array([[-5.0, -5.0], [5.0, -5.0], [5.0, 5.0], [-5.0, 5.0]])
+    return SimpleNamespace(dark=dark, origin_px=np.array(centre, float),
+                           part=SimpleNamespace(dark=dark_part, outline=square))
+
+
+def test_a_dark_part_is_a_shadow_on_a_lit_blobs_shadow_side_only():
+    lamp_east = np.array([-1.0, 0.0])   # shadows fall west
+    found = [_blob((100, 100)),
+             _blob((80, 100), dark_part=True),    # west of the lit blob, 20 mm: its shadow
+             _blob((100, 125), dark_part=True),   # south: a piece beside it
+             _blob((30, 100), dark_part=True),    # west but beyond any shadow's reach
+             _blob((60, 100), dark=True)]         # a dark candidate: vision.shadows.without_shadows' job
+    assert shadows.on_shadow_side(found, lamp_east, 1.0) == {1}
+    # no shadow direction known: every dark part may be a shadow
+    assert shadows.on_shadow_side(found, None, 1.0) == {1, 2, 3}
+
+
+def test_a_green_upright_beside_a_yellow_one_on_wood():
+    # darker than the wood all over, left out of the blob it shares with a yellow upright;
+    # it lies beside it, not on its shadow side
+    assert_read_as(detect(rendered(9623)), (571, 315), 5.0, "green", Size.SMALL, Pose.UPRIGHT)

@@ -113,18 +113,25 @@ def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray
 
 def on_shadow_side(found: list[_Blob], direction: np.ndarray | None, res: float) -> set[int]:
     """Indices of the dark parts of blobs (vision.parts.Part.dark: left out of a blob's
-    cut, another hue than its pieces, darker than the table all over) that lie on the
-    shadow side of a lit blob within SHADE_REACH_MM: its shadow. Every one of them when
-    the picture's shadow direction is unknown. One that lies elsewhere is a piece that
-    darkens the table like a shadow (green on green felt beside a yellow piece)."""
+    cut, another hue than its pieces, darker than the table all over) that touch a lit
+    blob (within SHADOW_TOUCH_MM) on its shadow side: its shadow, which starts at its
+    base. Every one of them when the picture's shadow direction is unknown. One that
+    lies elsewhere is a piece that darkens the table like a shadow (green on green felt
+    beside a yellow piece)."""
     dark = [k for k, b in enumerate(found) if b.part.dark]
-    lit = [_centre_px(b) for b in found if not b.dark and not b.part.dark]
+    lit = [b for b in found if not b.dark and not b.part.dark]
     if not dark or direction is None or not lit:
         return set(dark)
-    v = np.array([_centre_px(found[k]) for k in dark])[:, None] - np.array(lit)[None]   # dark × lit × 2
-    norm = np.hypot(v[..., 0], v[..., 1])
-    shade = (norm * res <= SHADE_REACH_MM) & (v @ direction > SHADOW_SIDE_COS * norm)
-    return {k for k, s in zip(dark, shade.any(axis=1)) if s}
+    lit_outlines = [Polygon((b.part.outline + b.origin_px) * res) for b in lit]
+    lit_centres = np.array([_centre_px(b) for b in lit])
+    out = set()
+    for k in dark:
+        v = _centre_px(found[k]) - lit_centres
+        side = v @ direction > SHADOW_SIDE_COS * np.hypot(v[:, 0], v[:, 1])
+        mine = Polygon((found[k].part.outline + found[k].origin_px) * res)
+        if any(s and mine.distance(o) <= SHADOW_TOUCH_MM for s, o in zip(side, lit_outlines)):
+            out.add(k)
+    return out
 
 
 def _pieces(chosen: list) -> list[int]:

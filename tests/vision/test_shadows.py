@@ -106,12 +106,12 @@ def _blob(centre, dark_part=False, dark=False):
                            part=SimpleNamespace(dark=dark_part, outline=square))
 
 
-def test_a_dark_part_is_a_shadow_on_a_lit_blobs_shadow_side_only():
+def test_a_dark_part_is_a_shadow_only_touching_a_lit_blob_on_its_shadow_side():
     lamp_east = np.array([-1.0, 0.0])   # shadows fall west
     found = [_blob((100, 100)),
-             _blob((80, 100), dark_part=True),    # west of the lit blob, 20 mm: its shadow
-             _blob((100, 125), dark_part=True),   # south: a piece beside it
-             _blob((30, 100), dark_part=True),    # west but beyond any shadow's reach
+             _blob((89, 100), dark_part=True),    # west, touching it: its shadow
+             _blob((100, 111), dark_part=True),   # south, touching it: a piece beside it
+             _blob((70, 100), dark_part=True),    # west, 20 mm from its base: no shadow of it
              _blob((60, 100), dark=True)]         # a dark candidate: vision.shadows.without_shadows' job
     assert shadows.on_shadow_side(found, lamp_east, 1.0) == {1}
     # no shadow direction known: every dark part may be a shadow

@@ -178,23 +178,23 @@ class ColourModels:
         """Distance (in spreads) of N pieces seen as `observed` over `table` to each model: N×M."""
         observed, table = np.atleast_2d(observed), np.atleast_2d(table)
         n = len(observed)
-        # the reading itself, and less each amount of mirrored light (MIRROR_GRID)
-        unmirrored = np.log(np.maximum(np.exp(observed)[None] - _MIRROR[:, None, None], MIRROR_FLOOR))
-        variants = np.concatenate([observed[None], unmirrored]).reshape(-1, 3)
-        # only a reading brighter than the table in some channel must hold mirrored light
-        brightened = np.any(observed > table, axis=1)
-        charge = np.where(brightened[None] | (np.arange(len(_MIRROR) + 1) == 0)[:, None],
-                          MIRROR_COST * np.concatenate([[0.0], _MIRROR])[:, None], np.inf)
-        tables = np.tile(table, (len(_MIRROR) + 1, 1))
+        # only a reading brighter than the table in some channel must hold mirrored light:
+        # those are tried again less each amount of it (MIRROR_GRID)
+        lit = np.flatnonzero(np.any(observed > table, axis=1))
+        unmirrored = np.log(np.maximum(np.exp(observed[lit])[None] - _MIRROR[:, None, None], MIRROR_FLOOR))
+        variants = np.concatenate([observed, unmirrored.reshape(-1, 3)])
+        tables = np.concatenate([table, np.tile(table[lit], (len(_MIRROR), 1))])
+        charge = MIRROR_COST * np.repeat(_MIRROR, len(lit))
         out = np.empty((n, len(self.models)))
         for j, m in enumerate(self.models):
             if m.kind == OPAQUE:   # what black or white mirrors is in its brightness range
-                resid = m.explain(observed, table)[-1]
-                out[:, j] = np.linalg.norm(resid, axis=1) / m.spread + m.prior
-                continue
-            resid = m.explain(variants, tables)[-1]
-            d = np.linalg.norm(resid, axis=1).reshape(-1, n) / m.spread + charge
-            out[:, j] = d.min(axis=0) + m.prior
+                out[:, j] = np.linalg.norm(m.explain(observed, table)[-1], axis=1) / m.spread
+            else:
+                d = np.linalg.norm(m.explain(variants, tables)[-1], axis=1) / m.spread
+                out[:, j] = d[:n]
+                if len(lit):
+                    out[lit, j] = np.minimum(d[:n][lit], (d[n:] + charge).reshape(len(_MIRROR), -1).min(axis=0))
+            out[:, j] += m.prior
         return out
 
     def palette_prior(self, palette: Sequence[str] | None) -> np.ndarray:

@@ -176,3 +176,9 @@ def test_a_game_palette_changes_nothing_where_every_piece_plainly_is_the_games()
     read = [[(p.color, p.size, p.pose, p.position) for p in detector.detect(r.image, palette=palette).state.pieces]
             for palette in (WARPSHIPS, None)]
     assert read[0] == read[1]   # (confidences may rise: the runner-up colour may be out of play)
+
+
+def test_a_flat_piece_glaring_white_reads_its_colour():
+    # held out 9619: a blue medium flat whose top face mirrors a lamp over most of its
+    # blob; its most tinted quarter is plainly blue (vision.pipeline.GLARE_PLAIN)
+    assert_read_as(detect(rendered(9619)), (114, 411), 3.0, "blue", Size.MEDIUM, Pose.FLAT)

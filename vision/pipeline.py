@@ -59,10 +59,14 @@ CROP_MARGIN_MM = 25.0
 COLOUR_ERODE_PX = 2
 # A flat piece's top face can mirror a lamp over most of its blob, whose whole reading is
 # then white. White plastic is tinted nowhere: when another reading of the blob (its most
-# tinted quarter) is plainly a translucent colour, within this many spreads of its model,
-# the white is that plastic's glare (a path-traced red flat and a held-out blue one read
-# white; no white piece of the ten-colour renders is lost, from 0.7 to 2.5 alike).
+# tinted quarter) is plainly a tinted translucent colour, within this many spreads of its
+# model, the white is that plastic's glare (a path-traced red flat and a held-out blue
+# one read white; no white piece of the ten-colour renders is lost, from 0.7 to 2.5
+# alike). Clear plastic is not tinted: a white flat's quarter can read clear (9101).
 GLARE_PLAIN = 1.0
+# A colour model whose appearance spans less than this (log, between its channels) is
+# grey: clear plastic.
+GREY_APPEARANCE = 0.1
 # Two pieces whose footprints share more than this part of the smaller one are one piece
 # seen as two blobs: neighbours pressed together, placed ~2 mm out each, share under 0.15.
 SAME_PLACE_SHARE = 0.3
@@ -198,8 +202,9 @@ class Detector:
         best = d.min(axis=2).argmin(axis=1)
         if "white" in self.models.names:   # white, or a lamp's glare on another plastic?
             nearest = d.argmin(axis=2)
-            translucent = np.array([m.kind == TRANSLUCENT for m in self.models.models])
-            plain = translucent[nearest] & (d.min(axis=2) < GLARE_PLAIN)              # blobs × readings
+            tinted = np.array([m.kind == TRANSLUCENT and np.ptp(m.appearance) > GREY_APPEARANCE
+                               for m in self.models.models])   # not clear plastic, tinted nowhere either
+            plain = tinted[nearest] & (d.min(axis=2) < GLARE_PLAIN)                   # blobs × readings
             glare = (nearest[np.arange(n), best] == self.models.names.index("white")) & plain.any(axis=1)
             best = np.where(glare, np.where(plain, d.min(axis=2), np.inf).argmin(axis=1), best)
         return [replace(b, observed=r[i, best[i], 0], table=r[i, best[i], 1], colour_distances=d[i, best[i]])

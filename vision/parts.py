@@ -173,11 +173,11 @@ def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], 
                 or not WEAK * CHROMA_MIN <= tint < taken_tint \
                 or angle_apart(_hue_angle(piece_hue), _hue_angle(taken_hue)) < LEFT_OUT_HUE_APART:
             continue
-        own = (piece * 255).astype(np.uint8)
-        sub, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece))
         dark = np.percentile(lum_box[piece], LEFT_OUT_LIT_PERCENTILE) < 0.0
         if dark and median(score[piece]) < LEFT_OUT_DARK_EVIDENCE:
             continue
+        own = (piece * 255).astype(np.uint8)
+        sub, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece))
         out += [(p, cut, level, dark) for p in sub]
     return out
 

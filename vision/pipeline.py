@@ -193,20 +193,22 @@ class Detector:
 
     def _best_explained(self, blobs: list[_Blob], readings: list[np.ndarray]) -> list[_Blob]:
         """Each blob with the colour reading (see _colour_readings) that some plastic
-        explains best, and that reading's distances to the colour models."""
+        explains best, and that reading's distances to the colour models; but not white
+        where another reading is plainly a tinted plastic (GLARE_PLAIN)."""
         if not blobs:
             return blobs
         r = np.array(readings)                       # blobs × readings × (observed, table) × 3
         n, k = r.shape[:2]
         d = self.models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).reshape(n, k, -1)
-        best = d.min(axis=2).argmin(axis=1)
+        explained = d.min(axis=2)                    # blobs × readings
+        best = explained.argmin(axis=1)
         if "white" in self.models.names:   # white, or a lamp's glare on another plastic?
             nearest = d.argmin(axis=2)
             tinted = np.array([m.kind == TRANSLUCENT and np.ptp(m.appearance) > GREY_APPEARANCE
                                for m in self.models.models])   # not clear plastic, tinted nowhere either
-            plain = tinted[nearest] & (d.min(axis=2) < GLARE_PLAIN)                   # blobs × readings
+            plain = tinted[nearest] & (explained < GLARE_PLAIN)
             glare = (nearest[np.arange(n), best] == self.models.names.index("white")) & plain.any(axis=1)
-            best = np.where(glare, np.where(plain, d.min(axis=2), np.inf).argmin(axis=1), best)
+            best = np.where(glare, np.where(plain, explained, np.inf).argmin(axis=1), best)
         return [replace(b, observed=r[i, best[i], 0], table=r[i, best[i], 1], colour_distances=d[i, best[i]])
                 for i, b in enumerate(blobs)]
 

@@ -187,9 +187,23 @@ def half_lit_blob(rest_lum):
 
 def test_a_bigger_upright_needs_its_added_faces_dark():
     # the large piece is only as likely as its edges say when the half the blob left out
-    # is darker than the table
-    for rest, dark in ((-0.6, True), (0.0, False)):
-        assert edge_steps._added_is_dark(half_lit_blob(rest), (UPRIGHT, Size.LARGE), LARGE_AT, GRID, CAMERA) is dark
+    # is darker than the table; that half is about as big as the blob
+    for rest, share in ((-0.6, (0.7, 1.3)), (0.0, (0.0, 0.0))):
+        got = edge_steps._dark_added_share(half_lit_blob(rest), (UPRIGHT, Size.LARGE), LARGE_AT, GRID, CAMERA)
+        assert share[0] <= got <= share[1]
+
+
+def test_an_upright_holding_dark_faces_keeps_its_pose_against_a_flat_in_its_ridges():
+    # path-traced 9205 and 9226: the blob is two lit faces, the upright adds the shaded
+    # two; a small flat laid in its ridges steps 1.5-1.8 times as strongly
+    upright = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), LARGE_AT, 1.2, 0.8)
+    flat = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.SMALL), np.array([105.0, 110.0, 270.0]), 1.0, 0.8)
+    keys = [(UPRIGHT, Size.LARGE), (FLAT, Size.SMALL)]
+    params = np.array([LARGE_AT, flat.params])
+    score = np.array([0.1, 0.1 * edge_steps.OTHER_POSE_RATIO * 1.3])
+    for rest, kept in ((-0.6, True), (0.0, False)):
+        pick = edge_steps._better(half_lit_blob(rest), upright, [upright, flat], keys, score, params, GRID, CAMERA)
+        assert (pick is None) is kept
 
 
 def test_an_upright_adding_dark_faces_beats_a_flat_at_the_size_ratio():

@@ -341,7 +341,7 @@ class Detector:
         chosen = [(b, faint_faces_decide(best, b, self.grid, camera, emap), gap) for b, best, gap in chosen]
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
-        chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera))
+        chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera), self.grid)
         chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
         chosen = self._refine_flats(chosen, camera, direction)
         # reading order (top to bottom, then left to right) gives stable ids

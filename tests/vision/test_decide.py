@@ -26,6 +26,26 @@ def test_a_dark_upright_around_a_coloured_part_is_that_piece():
     assert len(out) == 1 and out[0][0] is lit[0] and out[0][1] is dark[1]
 
 
+def test_a_dark_upright_holding_a_coloured_blob_is_that_piece_though_not_its_model():
+    # path-traced 9230: the coloured blob is one lit face, fitted as a small piece that
+    # reaches past the dark candidate's upright; the blob itself lies within it
+    from vision import shadows
+    from vision.decide import _outline
+    from vision.rectify import TableGrid
+    grid = TableGrid(0.0, 0.0, 1.0, 200, 200)
+    dark = entry(True, UPRIGHT, Size.LARGE, (100.0, 100.0, 0.0))
+    for face, held in (((104, 95, 111, 105), True), ((113, 95, 125, 105), False)):
+        x0, y0, x1, y1 = face
+        blob = SimpleNamespace(dark=False, origin_px=np.array([0, 0]),
+                               part=SimpleNamespace(outline=np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float) - 0.5))
+        lit = (blob, Fit(Hypothesis(0, UPRIGHT, Size.SMALL), np.array([111.0, 100.0, 0.0]), 0.5, 0.9), 1.0)
+        model, mine = _outline(lit[1], CAMERA), _outline(dark[1], CAMERA)
+        assert mine.intersection(model).area < shadows.ENCLOSED_SHARE * model.area   # the model is not held
+        assert len(without_shadows([lit, dark], CAMERA)) == 1 and without_shadows([lit, dark], CAMERA)[0] is lit
+        out = without_shadows([lit, dark], CAMERA, grid=grid)
+        assert len(out) == 1 and out[0][0] is blob and (out[0][1] is dark[1]) is held
+
+
 def test_a_dark_candidate_beside_or_only_partly_explained_is_a_shadow():
     lit = entry(False, UPRIGHT, Size.SMALL, (100.0, 100.0, 10.0))
     beside = entry(True, UPRIGHT, Size.LARGE, (120.0, 100.0, 10.0))   # touching, not holding

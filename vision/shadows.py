@@ -329,7 +329,7 @@ def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozens
         if grid is None:
             return False
         blob = _blob_polygon(chosen[k][0], grid)
-        return mine.buffer(ENCLOSED_REACH_MM).intersection(blob).area >= ENCLOSED_SHARE * blob.area
+        return blob.area > 0 and mine.buffer(ENCLOSED_REACH_MM).intersection(blob).area >= ENCLOSED_SHARE * blob.area
 
     for j, c in enumerate(chosen):
         if not c[0].dark or j in ridged:

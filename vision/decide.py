@@ -132,7 +132,7 @@ def ridges_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid:
     rival = next((f for f in options if f.hypothesis.kind == UPRIGHT), None)
     if rival is None or cost(rival) > cost(best) + RIDGE_SWAP_COST_MM or rival.iou < IOU_MIN:
         return best
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     mine = _ridge_contrast(best, b, origin, grid.res, camera)
     theirs = _ridge_contrast(rival, b, origin, grid.res, camera)
     return rival if theirs > mine + RIDGE_MARGIN else best
@@ -194,7 +194,7 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
     rival = next((f for f in options if (f.hypothesis.kind, f.hypothesis.size) == (UPRIGHT, bigger)), None)
     if rival is None or cost(rival) > cost(best) + FACE_SWAP_COST_MM or rival.iou < IOU_MIN:
         return best
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     step = _step_beyond(rival, silhouette(UPRIGHT, h.size, best.params, camera), b, origin, grid.res, camera)  # type: ignore[arg-type]
     if step is None:
         return best
@@ -237,7 +237,7 @@ def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, g
     if h.kind != FLAT or b.dark:
         return best
     size = _SIZES.index(h.size)  # type: ignore[arg-type]
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     mine = silhouette(FLAT, h.size, best.params, camera)  # type: ignore[arg-type]
     for f in options:
         fh = f.hypothesis
@@ -288,7 +288,7 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
     best = options[0]
     if best.hypothesis.kind == COIN or b.dark:
         return best
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     shape = b.part.mask.shape
     grow = np.ones((2 * SHADOW_EDGE_PX + 1,) * 2, np.uint8)
     # the blob's rim mixes piece and table: neither plastic nor shadow

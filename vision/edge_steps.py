@@ -201,7 +201,7 @@ _RIM = np.ones((2 * decide.SHADOW_EDGE_PX + 1,) * 2, np.uint8)
 
 def _model_in_box(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> np.ndarray:
     """A hypothesis's apparent silhouette drawn in the blob's box (bool)."""
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     return decide._model_mask(fitting.Fit(fitting.Hypothesis(0, *key), params, 0.0, 0.0), b.part.mask.shape,
                               origin, grid.res, camera)
 
@@ -248,7 +248,7 @@ def _shadow_noses(chosen: list, emap: EdgeMap, camera: np.ndarray, direction: np
 def _top_faded(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> bool:
     """Is a flat hypothesis's top face (within its blurred rim) tinted under
     FADED_TOP_CHROMA?"""
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     top = hypothesis_faces(np.array([fit.params], float), [FLAT], [fit.hypothesis.size], camera)[0][_FLAT_TOP]
     face = cv2.erode(decide.polygon_mask(top, b.chroma.shape, origin, grid.res).astype(np.uint8), _RIM) > 0
     return bool(face.any() and np.median(b.chroma[face]) < FADED_TOP_CHROMA)
@@ -261,7 +261,7 @@ def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> b
     ys, xs = np.nonzero(_model_in_box(b, (h.kind, h.size), fit.params, grid, camera) & (b.part.mask > 0))
     if len(xs) < 2:
         return False
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     heading = math.radians(float(fit.params[2]))
     along = (origin + (np.column_stack([xs, ys]) + 0.5) * grid.res - fit.params[:2]) \
         @ np.array([math.cos(heading), math.sin(heading)])

@@ -58,7 +58,7 @@ def faint_faces_decide(best: fitting.Fit, b: _Blob, grid: TableGrid, camera: np.
         return best
     bigger = fitting.Fit(fitting.Hypothesis(h.blob, UPRIGHT, _SIZES[_SIZES.index(h.size) + 1]),
                          best.params, best.rms, best.iou)
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     shape = b.part.mask.shape
     mine = _model_mask(best, shape, origin, grid.res, camera)
     theirs = _model_mask(bigger, shape, origin, grid.res, camera).astype(np.uint8)

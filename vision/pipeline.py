@@ -248,7 +248,7 @@ class Detector:
         per_blob: list[list[fitting.Fit]] = [[] for _ in found]
         if not found:
             return per_blob
-        origins = np.array([self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res for b in found])
+        origins = np.array([self.grid.corner_mm(b.origin_px) for b in found])
         outline_pts, outline_open = fitting.outline_points([b.part.outline for b in found],
                                                            [b.part.undecided for b in found], origins, res)
         tried = fitting.initial_hypotheses(outline_pts, [b.area_mm2 for b in found], camera,
@@ -291,7 +291,7 @@ class Detector:
         res = self.grid.res
         blobs = [chosen[k][0] for k in flat]
         fits = [chosen[k][1] for k in flat]
-        origins = np.array([self.grid.to_mm(b.origin_px[None])[0] - 0.5 * res for b in blobs])
+        origins = np.array([self.grid.corner_mm(b.origin_px) for b in blobs])
         pts, open_side = fitting.outline_points([b.part.contour for b in blobs], [b.part.undecided for b in blobs],
                                                 origins, res, heading.POINTS)
         # which outline points are darker than the bare table (shadow?)

@@ -51,6 +51,15 @@ class TableGrid:
     def to_mm(self, px: np.ndarray) -> np.ndarray:
         return (np.asarray(px, float) + 0.5) * self.res + (self.x0, self.y0)
 
+    def corner_mm(self, px: np.ndarray) -> np.ndarray:
+        """Table mm of grid pixel `px`'s (col, row) top-left corner: where a box of the
+        grid starting at that pixel begins.
+
+        >>> TableGrid(-10.0, 5.0, 1.0, 100, 100).corner_mm(np.array([3, 4])).tolist()
+        [-7.0, 9.0]
+        """
+        return self.to_mm(np.asarray(px)[None])[0] - 0.5 * self.res
+
     def to_px(self, mm: np.ndarray) -> np.ndarray:
         return (np.asarray(mm, float) - (self.x0, self.y0)) / self.res - 0.5
 

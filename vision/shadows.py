@@ -234,7 +234,7 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
     `options` sorted by cost."""
     if best.hypothesis.kind != FLAT or b.dark or direction is None:
         return best
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     shape = b.part.mask.shape
     grow = np.ones((2 * SHADOW_EDGE_PX + 1,) * 2, np.uint8)
     cover = None
@@ -275,7 +275,7 @@ def fades_outwards(f: fitting.Fit, b: _Blob, cover: np.ndarray, origin: np.ndarr
 def shade_step(centre: np.ndarray, radius: float, b: _Blob, grid: TableGrid, direction: np.ndarray) -> float:
     """How much darker (median log) the table is just beyond a disc (`centre`, `radius`,
     mm) on the picture's shadow side than on its lamp side."""
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     fan = np.arctan2(direction[1], direction[0]) + np.radians(COIN_FAN_DEG)
     sides = []
     for turn in (0.0, np.pi):
@@ -301,7 +301,7 @@ def stands_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid:
 
 def _blob_polygon(b: _Blob, grid: TableGrid) -> Polygon:
     """A blob's outline in table mm."""
-    origin = grid.to_mm(b.origin_px[None])[0] - 0.5 * grid.res
+    origin = grid.corner_mm(b.origin_px)
     return Polygon(origin + (b.part.outline + 0.5) * grid.res).buffer(0)
 
 

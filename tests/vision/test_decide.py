@@ -10,6 +10,7 @@ from vision.decide import dark_faces_decide
 from vision.shadows import without_shadows
 from vision.fit import Fit, Hypothesis
 from vision.geometry import FLAT, UPRIGHT, hypothesis_faces
+from vision.rectify import TableGrid
 
 CAMERA = np.array([320.0, 240.0, 900.0])
 
@@ -31,7 +32,6 @@ def test_a_dark_upright_holding_a_coloured_blob_is_that_piece_though_not_its_mod
     # reaches past the dark candidate's upright; the blob itself lies within it
     from vision import shadows
     from vision.decide import _outline
-    from vision.rectify import TableGrid
     grid = TableGrid(0.0, 0.0, 1.0, 200, 200)
     dark = entry(True, UPRIGHT, Size.LARGE, (100.0, 100.0, 0.0))
     for face, held in (((104, 95, 111, 105), True), ((113, 95, 125, 105), False)):
@@ -77,7 +77,7 @@ def _upright_picture(face_lum) -> tuple:
         cv2.fillConvexPoly(layer, np.round((poly[:3] - 0.5) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
         lum[layer > 0] = level
     blob = SimpleNamespace(dark=False, origin_px=np.array([0.0, 0.0]), lum=lum)
-    grid = SimpleNamespace(res=1.0, to_mm=lambda px: np.asarray(px, float))
+    grid = TableGrid(-0.5, -0.5, 1.0, 80, 80)   # pixel (i, j)'s centre at table (i, j)
     return blob, grid
 
 

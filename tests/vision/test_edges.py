@@ -178,7 +178,7 @@ def half_lit_blob(rest_lum):
     from vision import decide
     origin = np.array([60, 60])
     full = decide._model_mask(fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), LARGE_AT, 0.0, 0.0), (80, 80),
-                              GRID.to_mm(origin[None])[0] - 0.5 * GRID.res, GRID.res, CAMERA)
+                              GRID.corner_mm(origin), GRID.res, CAMERA)
     lit = full.copy()
     lit[:, :40] = False
     lum = np.where(lit, -0.1, rest_lum).astype(np.float32)

@@ -79,7 +79,7 @@ def test_a_small_uprights_blob_inside_a_large_ones_faint_faces_grows_to_the_larg
 
     def drawn(size):
         fit = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, size), at, 1.0, 0.8)
-        return decide._model_mask(fit, (80, 80), grid.to_mm(origin[None])[0] - 0.5 * grid.res, grid.res, camera)
+        return decide._model_mask(fit, (80, 80), grid.corner_mm(origin), grid.res, camera)
 
     large, small = drawn(Size.LARGE), drawn(Size.SMALL)
     blob = SimpleNamespace(origin_px=origin, dark=False, part=SimpleNamespace(mask=small.astype(np.uint8) * 255),

@@ -40,6 +40,7 @@ the edges (EDGE_CONFIDENT).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
@@ -287,6 +288,11 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[s
         if keys[r] != mine and (keys[r] not in top or score[r] > score[top[keys[r]]]):
             top[keys[r]] = r
 
+    @functools.cache
+    def holds_shaded_faces() -> bool:
+        """Is the winner an upright holding the shaded faces its blob left out?"""
+        return mine[0] == UPRIGHT and _dark_added_share(b, mine, best.params, grid, camera) >= SHADED_FACES_SHARE
+
     def beyond(key: tuple[str, Size], r: int) -> float | None:
         """How far rival r's edges beat the ratio it needs (None: they do not)."""
         if shadow_nose and key[0] == UPRIGHT and score[r] >= SOFT_NOSE_RATIO * score[0]:
@@ -302,8 +308,7 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[s
         # an upright whose faces beyond the blob are darker than the table (where a flat
         # piece or a smaller upright would leave table) is as likely as its edges say
         dark_upright = key[0] == UPRIGHT and _dark_added_share(b, key, params[r], grid, camera) > 0
-        if key[0] == FLAT and mine[0] == UPRIGHT \
-                and _dark_added_share(b, mine, best.params, grid, camera) >= SHADED_FACES_SHARE:
+        if key[0] == FLAT and holds_shaded_faces():
             return None   # an upright holding the faces the blob left out, not a flat in its ridges
         ratio = EDGE_RATIO if key[0] == mine[0] or dark_upright else OTHER_POSE_RATIO
         if key not in fitted and not (dark_upright and mine[0] == UPRIGHT and key[1].base > mine[1].base):

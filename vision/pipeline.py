@@ -312,7 +312,7 @@ class Detector:
         pieces, coins, decided = [], [], []
         chosen, chosen_options = [], []
         direction = shadows.picture_direction(found, lum, self.grid.res)
-        shade = shadows.on_shadow_side(found, direction, self.grid.res)
+        shade = shadows.on_shadow_side(found, direction, self.grid)
         for k, (b, options) in enumerate(zip(found, fits)):
             if not options or k in shade:
                 continue

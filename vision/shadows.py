@@ -118,7 +118,7 @@ def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray
     return mean / norm if norm > 0 else None
 
 
-def on_shadow_side(found: list[_Blob], direction: np.ndarray | None, res: float) -> set[int]:
+def on_shadow_side(found: list[_Blob], direction: np.ndarray | None, grid: TableGrid) -> set[int]:
     """Indices of the dark parts of blobs (vision.parts.Part.dark: left out of a blob's
     cut, another hue than its pieces, darker than the table all over) that touch a lit
     blob (within SHADOW_TOUCH_MM) on its shadow side: its shadow, which starts at its
@@ -129,13 +129,13 @@ def on_shadow_side(found: list[_Blob], direction: np.ndarray | None, res: float)
     lit = [b for b in found if not b.dark and not b.part.dark]
     if not dark or direction is None or not lit:
         return set(dark)
-    lit_outlines = [Polygon((b.part.outline + b.origin_px) * res) for b in lit]
+    lit_outlines = [_blob_polygon(b, grid) for b in lit]
     lit_centres = np.array([_centre_px(b) for b in lit])
     out = set()
     for k in dark:
         v = _centre_px(found[k]) - lit_centres
         side = v @ direction > SHADOW_SIDE_COS * np.hypot(v[:, 0], v[:, 1])
-        mine = Polygon((found[k].part.outline + found[k].origin_px) * res)
+        mine = _blob_polygon(found[k], grid)
         if any(s and mine.distance(o) <= SHADOW_TOUCH_MM for s, o in zip(side, lit_outlines)):
             out.add(k)
     return out
@@ -197,7 +197,7 @@ def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, dire
     lit = _pieces(chosen)
     if len(lit) < 2:
         return chosen
-    outlines = [(chosen[k][0].part.outline + chosen[k][0].origin_px + 0.5) * grid.res + (grid.x0, grid.y0) for k in lit]
+    outlines = [_outline_mm(chosen[k][0], grid) for k in lit]
     centres = grid.to_mm(np.array([_centre_px(chosen[k][0]) for k in lit]))
     reach = np.array([np.max(np.hypot(*(o - c).T)) for o, c in zip(outlines, centres)])
     # pairs (shadow, caster) whose blobs can touch, the shadow on the caster's shadow side
@@ -299,10 +299,14 @@ def stands_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid:
     return rival if shade_step(best.params[:2], radius, b, grid, direction) > COIN_SHADE_STEP else best
 
 
+def _outline_mm(b: _Blob, grid: TableGrid) -> np.ndarray:
+    """A blob's outline (its part's, M×2) in table mm."""
+    return grid.corner_mm(b.origin_px) + (b.part.outline + 0.5) * grid.res
+
+
 def _blob_polygon(b: _Blob, grid: TableGrid) -> Polygon:
-    """A blob's outline in table mm."""
-    origin = grid.corner_mm(b.origin_px)
-    return Polygon(origin + (b.part.outline + 0.5) * grid.res).buffer(0)
+    """A blob's outline in table mm, as a polygon."""
+    return Polygon(_outline_mm(b, grid)).buffer(0)
 
 
 def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozenset(),

@@ -8,6 +8,7 @@ import pytest
 
 from domain import Pose, Size
 from vision import shadows
+from vision.rectify import TableGrid
 from vision.scenes import rendered
 
 from seeded import assert_read_as, detect
@@ -113,9 +114,10 @@ def test_a_dark_part_is_a_shadow_only_touching_a_lit_blob_on_its_shadow_side():
              _blob((100, 111), dark_part=True),   # south, touching it: a piece beside it
              _blob((70, 100), dark_part=True),    # west, 20 mm from its base: no shadow of it
              _blob((60, 100), dark=True)]         # a dark candidate: vision.shadows.without_shadows' job
-    assert shadows.on_shadow_side(found, lamp_east, 1.0) == {1}
+    grid = TableGrid(0.0, 0.0, 1.0, 200, 200)
+    assert shadows.on_shadow_side(found, lamp_east, grid) == {1}
     # no shadow direction known: every dark part may be a shadow
-    assert shadows.on_shadow_side(found, None, 1.0) == {1, 2, 3}
+    assert shadows.on_shadow_side(found, None, grid) == {1, 2, 3}
 
 
 def test_a_green_upright_beside_a_yellow_one_on_wood():

@@ -24,6 +24,7 @@ at all). Mirrored lamps make translucent pieces paler (k, below).
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -55,6 +56,10 @@ def _weighted(v: np.ndarray) -> np.ndarray:
     return v - grey + DARKNESS_WEIGHT * grey
 
 
+# A brightness b added to every channel, weighted.
+_WEIGHTED_GREY = _weighted(np.ones(3))
+
+
 @dataclass(frozen=True)
 class ColourModel:
     name: str
@@ -75,8 +80,26 @@ class ColourModel:
         """For each measurement, the paleness k, show-through w and brightness b that best
         explain it (k·appearance + w·table + b on every channel), and the weighted residual
         (N×3). `faint`: also consider faint readings where they can be told (_faint_ok)."""
-        m, t = _weighted(np.asarray(self.appearance))[None, None, :], _weighted(table)[:, None, :]
-        obs = _weighted(observed)[:, None, :]
+        kk, ww, lo, hi = self._grid(faint)
+        m, t, obs, grey = _weighted(np.asarray(self.appearance)), _weighted(table), _weighted(observed), _WEIGHTED_GREY
+        # the squared residual |obs - k·m - w·t - b·grey|² over the whole grid (N×G), from
+        # dot products: a fraction of the work of forming every residual
+        om, ot, mt = obs @ m, np.sum(obs * t, axis=1), t @ m
+        r_grey = (obs @ grey)[:, None] - kk * (m @ grey) - (t @ grey)[:, None] * ww       # residual · grey
+        r_sq = (np.sum(obs * obs, axis=1)[:, None] + kk * kk * (m @ m) + np.sum(t * t, axis=1)[:, None] * (ww * ww)
+                - 2 * kk * om[:, None] - 2 * ot[:, None] * ww + 2 * mt[:, None] * (kk * ww))
+        # the best brightness (added to every channel) in its range: a projection on grey
+        b = np.clip(r_grey / (grey @ grey), lo, hi)
+        cost = r_sq - 2 * b * r_grey + b * b * (grey @ grey)
+        cost[~_faint_ok(observed, table)[:, None] & (kk < K_MIN)[None, :]] = np.inf
+        best = np.argmin(cost, axis=1)
+        rows = np.arange(len(observed))
+        k, w, b = kk[best], ww[best], b[rows, best]
+        return k, w, b, obs - k[:, None] * m - w[:, None] * t - b[:, None] * grey
+
+    @functools.cache
+    def _grid(self, faint: bool) -> tuple[np.ndarray, ...]:
+        """The (k, w) grid searched and each point's brightness range (lo, hi)."""
         if self.kind == OPAQUE:
             # opaque plastic hides the table; what it mirrors makes it lighter or darker
             k, w, (lo, hi) = np.array([1.0]), np.array([0.0]), self.brightness
@@ -87,16 +110,7 @@ class ColourModel:
         if faint and self.kind != OPAQUE:
             kk, ww = np.concatenate([kk, _FAINT]), np.concatenate([ww, np.ones_like(_FAINT)])
             hi = np.concatenate([hi, np.full(len(_FAINT), FAINT_BRIGHTER)])
-        resid = obs - kk[None, :, None] * m - ww[None, :, None] * t          # N×G×3
-        # the best brightness (added to every channel) in its range: a projection on grey
-        grey = _weighted(np.ones(3))
-        b = np.clip(resid @ grey / (grey @ grey), lo, hi)
-        resid -= b[..., None] * grey
-        cost = np.sum(resid ** 2, axis=2)
-        cost[~_faint_ok(observed, table)[:, None] & (kk < K_MIN)[None, :]] = np.inf
-        best = np.argmin(cost, axis=1)
-        rows = np.arange(len(observed))
-        return kk[best], ww[best], b[rows, best], resid[rows, best]
+        return kk, ww, lo, hi
 
 
 # Translucent plastic seen with a lamp or window mirrored in its faces is paler than on

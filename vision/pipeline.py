@@ -35,7 +35,7 @@ from domain import Coin, Piece, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
-from vision import heading
+from vision import heading, memory
 from vision.faint_faces import faint_faces_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, to_piece
@@ -122,6 +122,7 @@ class Detector:
         self._rectifier: Rectifier | None = None
         self._usable: np.ndarray | None = None
         self._outside_view: np.ndarray | None = None   # grid cells the camera does not see
+        memory.keep_freed_heap()   # frames of large temporary arrays: reuse their pages
 
     # -- steps -----------------------------------------------------------------------
     def register(self, image: np.ndarray):

@@ -4,9 +4,9 @@ A frame makes hundreds of temporary arrays of 1-10 MB (the rectified table and e
 its evidence planes is 760×560×3 float32, 5 MB). glibc's malloc gives freed memory
 above its trim threshold back to the system, and the next frame faults those pages in
 afresh: ~3300 page faults and 10-13 ms of kernel time a video frame (seeds 9200-9209),
-against 2 faults and 2-5 ms with this policy. `keep_freed_heap` keeps up to KEEP_FREE_MB of freed heap for reuse and
-serves arrays up to MMAP_THRESHOLD_MB from the heap. Elsewhere (no glibc) it does
-nothing.
+against 2 faults and 2-5 ms with this policy. `keep_freed_heap` keeps up to
+KEEP_FREE_MB of freed heap for reuse and serves arrays up to MMAP_THRESHOLD_MB from the
+heap. Elsewhere (no glibc) it does nothing.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from shapely.geometry import Point, Polygon
 from domain import Size
 from vision import fit as fitting
 from vision.geometry import COIN, FLAT, UPRIGHT, apparent_vertices, model, silhouette
+from vision.medians import median
 from vision.rectify import TableGrid
 
 if TYPE_CHECKING:
@@ -257,7 +258,7 @@ def tinted_shadow(lum: np.ndarray, chroma: np.ndarray, inner: np.ndarray) -> np.
     bare table and with less than TINT_SHARE of the piece's hue change (its median over
     `inner`). The plastic filters all the light seen through it; its shadow is lit by
     the other lamps and the room as well, so the same tint comes diluted."""
-    typical = float(np.median(chroma[inner])) if inner.any() else 0.0
+    typical = float(median(chroma[inner])) if inner.any() else 0.0
     return (lum < SHADOW_DARKER) & (chroma < TINT_SHARE * typical)
 
 
@@ -333,8 +334,8 @@ def _paler_and_darker(b: _Blob, beyond: np.ndarray, core: np.ndarray) -> bool:
     table diluted by the other lamps and the room: a tinted shadow, not more plastic."""
     if not core.any():
         return False
-    return bool(np.median(b.chroma[beyond]) < SHADOW_PALER * np.median(b.chroma[core])
-                and np.median(b.lum[beyond]) < np.median(b.lum[core]) - SHADOW_DARKER_THAN_PIECE)
+    return bool(median(b.chroma[beyond]) < SHADOW_PALER * median(b.chroma[core])
+                and median(b.lum[beyond]) < median(b.lum[core]) - SHADOW_DARKER_THAN_PIECE)
 
 
 def metallic(observed: np.ndarray) -> bool:

@@ -51,6 +51,7 @@ from vision import decide
 from vision import fit as fitting
 from vision.edges import EdgeMap, HypothesisRows, ascend, nose_softness
 from vision.geometry import COIN, FLAT, UPRIGHT, hypothesis_faces
+from vision.medians import median
 from vision.rectify import TableGrid
 from vision.shadows import SHADOW_SIDE_COS
 
@@ -215,8 +216,8 @@ def _rest_is_shadow(b, key: tuple[str, Size], params: np.ndarray, grid: TableGri
     beyond = (b.part.mask > 0) & (cv2.dilate(inside.astype(np.uint8), _RIM) == 0)
     if not beyond.any() or not inside.any():
         return False
-    return bool(np.median(b.lum[beyond]) < decide.SHADOW_DARKER
-                and np.median(b.chroma[beyond]) < decide.TINT_SHARE * np.median(b.chroma[inside]))
+    return bool(median(b.lum[beyond]) < decide.SHADOW_DARKER
+                and median(b.chroma[beyond]) < decide.TINT_SHARE * median(b.chroma[inside]))
 
 
 def _dark_added_share(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> float:
@@ -225,7 +226,7 @@ def _dark_added_share(b, key: tuple[str, Size], params: np.ndarray, grid: TableG
     faces, which the blob left out as shadow?), else 0 (bare table there says the blob
     is the whole piece)."""
     added = _model_in_box(b, key, params, grid, camera) & (cv2.dilate(b.part.mask, _RIM) == 0)
-    if not added.any() or np.median(b.lum[added]) >= decide.SHADOW_DARKER:
+    if not added.any() or median(b.lum[added]) >= decide.SHADOW_DARKER:
         return 0.0
     return float(np.count_nonzero(added) / max(np.count_nonzero(b.part.mask), 1))
 
@@ -252,7 +253,7 @@ def _top_faded(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> bool
     origin = grid.corner_mm(b.origin_px)
     top = hypothesis_faces(np.array([fit.params], float), [FLAT], [fit.hypothesis.size], camera)[0][_FLAT_TOP]
     face = cv2.erode(decide.polygon_mask(top, b.chroma.shape, origin, grid.res).astype(np.uint8), _RIM) > 0
-    return bool(face.any() and np.median(b.chroma[face]) < FADED_TOP_CHROMA)
+    return bool(face.any() and median(b.chroma[face]) < FADED_TOP_CHROMA)
 
 
 def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> bool:
@@ -266,10 +267,10 @@ def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> b
     heading = math.radians(float(fit.params[2]))
     along = (origin + (np.column_stack([xs, ys]) + 0.5) * grid.res - fit.params[:2]) \
         @ np.array([math.cos(heading), math.sin(heading)])
-    nose = along > np.median(along)
+    nose = along > median(along)
     chroma = b.chroma[ys, xs]
     return bool(nose.any() and (~nose).any()
-                and np.median(chroma[nose]) < decide.TINT_SHARE * np.median(chroma[~nose]))
+                and median(chroma[nose]) < decide.TINT_SHARE * median(chroma[~nose]))
 
 
 def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[str, Size]],

@@ -35,6 +35,7 @@ from vision import edges
 from vision import fit as fitting
 from vision.decide import _SIZES, _model_mask
 from vision.geometry import UPRIGHT
+from vision.medians import median
 from vision.rectify import TableGrid
 
 if TYPE_CHECKING:
@@ -67,8 +68,8 @@ def faint_faces_decide(best: fitting.Fit, b: _Blob, grid: TableGrid, camera: np.
     inside = mine & (b.part.mask > 0)
     if not (ring.any() and outside.any() and inside.any()):
         return best
-    darker = np.median(b.lum[ring]) - np.median(b.lum[outside]) < -FAINT_FACES_DARKER
-    tinted = np.median(b.chroma[ring]) > FAINT_FACES_TINT * np.median(b.chroma[inside])
+    darker = median(b.lum[ring]) - median(b.lum[outside]) < -FAINT_FACES_DARKER
+    tinted = median(b.chroma[ring]) > FAINT_FACES_TINT * median(b.chroma[inside])
     if darker == tinted:   # both, or neither: the edges cannot change that
         return faint_faces_decide(bigger, b, grid, camera, emap) if darker else best
     both = np.array([best.params, best.params], float)

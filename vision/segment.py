@@ -24,6 +24,7 @@ import numpy as np
 
 from calibration.development import LEVEL_OFFSET
 from calibration.markers import MarkerLayout
+from vision.medians import column_medians, median  # noqa: F401 (column_medians: vision.pipeline)
 from vision.rectify import TableGrid
 from vision.touching import MIN_BLOB_MM2
 
@@ -322,28 +323,6 @@ def _robust_spread(values: np.ndarray) -> float:
     """Standard deviation estimated from the median absolute deviation (outliers —
     the pieces — barely move it)."""
     return 1.4826 * median(np.abs(values - median(values)))
-
-
-def column_medians(values: np.ndarray) -> np.ndarray:
-    """np.median(values, axis=0) of an N×C array without NaNs, from a partition at one
-    rank (as `median`)."""
-    n = len(values)
-    part = np.partition(values, n // 2, axis=0)
-    if n % 2:
-        return part[n // 2]
-    return (part[:n // 2].max(axis=0) + part[n // 2]) / 2
-
-
-def median(values: np.ndarray) -> float:
-    """np.median of a 1-D array without NaNs, from a partition at one rank (NumPy's
-    own, at the two middle ranks of an even count, is ~10× slower)."""
-    n = values.size
-    if n == 0:
-        return float("nan")
-    part = np.partition(values, n // 2)
-    if n % 2:
-        return float(part[n // 2])
-    return float((part[:n // 2].max() + part[n // 2]) / 2)   # the middle two's mean, in their dtype
 
 
 def _hue_change(log_ratio: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

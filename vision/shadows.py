@@ -25,6 +25,7 @@ from vision import fit as fitting
 from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM,
                            _model_mask, _outline, _outline_normals, _sample, cost, offset)
 from vision.geometry import COIN, FLAT, UPRIGHT
+from vision.medians import median
 from vision.rectify import TableGrid
 
 if TYPE_CHECKING:
@@ -177,7 +178,7 @@ def _tint(b: _Blob) -> tuple[float, float, np.ndarray]:
     inner = cv2.erode(b.part.mask, np.ones((2 * ERODE_PX + 1,) * 2, np.uint8)) > 0
     if np.count_nonzero(inner) < 10:
         inner = b.part.mask > 0
-    return float(np.median(b.chroma[inner])), float(np.median(b.lum[inner])), b.hue[inner].mean(axis=0)
+    return float(median(b.chroma[inner])), float(median(b.lum[inner])), b.hue[inner].mean(axis=0)
 
 
 def is_cast_shadow(shadow: tuple, caster: tuple, towards: np.ndarray, direction: np.ndarray) -> bool:
@@ -251,8 +252,8 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
         if np.count_nonzero(beyond) * grid.res ** 2 < BEYOND_MIN_MM2 or not core.any():
             continue
         v = offset(inner, beyond)
-        dark, plastic = float(np.median(b.lum[beyond])), float(np.median(b.lum[core]))
-        paler = float(np.median(b.chroma[beyond])) < CAST_PALER * float(np.median(b.chroma[core]))
+        dark, plastic = float(median(b.lum[beyond])), float(median(b.lum[core]))
+        paler = float(median(b.chroma[beyond])) < CAST_PALER * float(median(b.chroma[core]))
         if float(v @ direction) > SHADOW_SIDE_COS * np.hypot(*v) and dark < 0 \
                 and (dark < plastic - BEYOND_DARKER
                      or (paler and dark < plastic) or not fades_outwards(f, b, cover, origin, grid.res, camera)):
@@ -281,7 +282,7 @@ def shade_step(centre: np.ndarray, radius: float, b: _Blob, grid: TableGrid, dir
     for turn in (0.0, np.pi):
         unit = np.column_stack([np.cos(fan + turn), np.sin(fan + turn)])
         pts = centre + (radius + COIN_BAND_MM)[:, None, None] * unit[None]
-        sides.append(float(np.median(_sample(b.lum, pts.reshape(-1, 2), origin, grid.res))))
+        sides.append(float(median(_sample(b.lum, pts.reshape(-1, 2), origin, grid.res))))
     return sides[1] - sides[0]
 
 

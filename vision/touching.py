@@ -15,6 +15,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.medians import median
+
 # A blob bigger than this (mm²; a large upright's silhouette is at most ~850) may be
 # pieces of different colours touching: its hues (HUE_BINS bins around the circle)
 # are looked at, and peaks of at least HUE_PEAK_SHARE of the highest split it.
@@ -89,7 +91,7 @@ def split_by_valley(mask: np.ndarray, score: np.ndarray, res: float) -> list[np.
     if area < VALLEY_MM2:
         return [mask]
     inside = score[mask > 0]
-    typical = float(np.median(inside))
+    typical = float(median(inside))
     for fraction in VALLEY_LEVELS if area >= MERGED_MM2 else DEEP_VALLEY_LEVELS:
         core = cv2.morphologyEx(((score > fraction * typical) & (mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
                                 np.ones((3, 3), np.uint8))

@@ -80,7 +80,7 @@ class ColourModel:
         """For each measurement, the paleness k, show-through w and brightness b that best
         explain it (k·appearance + w·table + b on every channel), and the weighted residual
         (N×3). `faint`: also consider faint readings where they can be told (_faint_ok)."""
-        kk, ww, lo, hi = self._grid(faint)
+        kk, ww, lo, hi = _search_grid(self.kind, self.brightness, faint)
         m, t, obs, grey = _weighted(np.asarray(self.appearance)), _weighted(table), _weighted(observed), _WEIGHTED_GREY
         # the squared residual |obs - k·m - w·t - b·grey|² over the whole grid (N×G), from
         # dot products: a fraction of the work of forming every residual
@@ -96,21 +96,6 @@ class ColourModel:
         rows = np.arange(len(observed))
         k, w, b = kk[best], ww[best], b[rows, best]
         return k, w, b, obs - k[:, None] * m - w[:, None] * t - b[:, None] * grey
-
-    @functools.cache
-    def _grid(self, faint: bool) -> tuple[np.ndarray, ...]:
-        """The (k, w) grid searched and each point's brightness range (lo, hi)."""
-        if self.kind == OPAQUE:
-            # opaque plastic hides the table; what it mirrors makes it lighter or darker
-            k, w, (lo, hi) = np.array([1.0]), np.array([0.0]), self.brightness
-        else:
-            k, w, (lo, hi) = _PALENESS, _SHOW_THROUGH, (-LIGHT_SPREAD, LIGHT_SPREAD)
-        kk, ww = (g.ravel() for g in np.meshgrid(k, w, indexing="ij"))
-        hi = np.full(len(kk), hi)
-        if faint and self.kind != OPAQUE:
-            kk, ww = np.concatenate([kk, _FAINT]), np.concatenate([ww, np.ones_like(_FAINT)])
-            hi = np.concatenate([hi, np.full(len(_FAINT), FAINT_BRIGHTER)])
-        return kk, ww, lo, hi
 
 
 # Translucent plastic seen with a lamp or window mirrored in its faces is paler than on
@@ -134,6 +119,23 @@ FAINT_TABLE_MIN = -1.2
 # What makes a piece faint is the light its faces mirror, which adds: a faint piece may
 # look up to this much (log, ~50 %) brighter than the table.
 FAINT_BRIGHTER = 0.4
+
+
+@functools.cache
+def _search_grid(kind: str, brightness: tuple[float, float], faint: bool) -> tuple[np.ndarray, ...]:
+    """The (k, w) grid `ColourModel.explain` searches and each point's brightness range
+    (lo, hi): opaque plastic at k = 1, w = 0 in its own brightness range."""
+    if kind == OPAQUE:
+        # opaque plastic hides the table; what it mirrors makes it lighter or darker
+        k, w, (lo, hi) = np.array([1.0]), np.array([0.0]), brightness
+    else:
+        k, w, (lo, hi) = _PALENESS, _SHOW_THROUGH, (-LIGHT_SPREAD, LIGHT_SPREAD)
+    kk, ww = (g.ravel() for g in np.meshgrid(k, w, indexing="ij"))
+    hi = np.full(len(kk), hi)
+    if faint and kind != OPAQUE:
+        kk, ww = np.concatenate([kk, _FAINT]), np.concatenate([ww, np.ones_like(_FAINT)])
+        hi = np.concatenate([hi, np.full(len(_FAINT), FAINT_BRIGHTER)])
+    return kk, ww, lo, hi
 
 
 def _faint_ok(observed: np.ndarray, table: np.ndarray) -> np.ndarray:

@@ -11,7 +11,8 @@ import cv2
 import numpy as np
 
 from vision.decide import SHADOW_DARKER, TINT_SHARE
-from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground, median
+from vision.medians import median
+from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground
 from vision.touching import (MIN_BLOB_MM2, angle_apart, convex_fill, row_ends, split, split_by_hue,
                              split_by_valley)
 

@@ -39,11 +39,11 @@ from vision import heading, memory
 from vision.faint_faces import faint_faces_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, to_piece
+from vision.medians import column_medians
 from vision.rectify import Rectifier, TableGrid
 from vision.parts import Part, refine
 from vision.pictures import BadImageError, check_colour, check_image
-from vision.segment import (MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_masks, column_medians,
-                            foreground)
+from vision.segment import MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_masks, foreground
 from vision.sheets import table_mask
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.

@@ -24,7 +24,7 @@ import numpy as np
 
 from calibration.development import LEVEL_OFFSET
 from calibration.markers import MarkerLayout
-from vision.medians import column_medians, median  # noqa: F401 (column_medians: vision.pipeline)
+from vision.medians import median
 from vision.rectify import TableGrid
 from vision.touching import MIN_BLOB_MM2
 

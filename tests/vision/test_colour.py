@@ -7,7 +7,7 @@ import pytest
 from calibration.colour import ColourFileError, ColourModels, refine_from_picture
 from calibration.markers import MarkerLayout
 from domain import Color, InputError, Piece, Pose, Size
-from vision.pipeline import Detector
+from vision.pipeline import Detector, _Blob
 from vision.scenes import rendered
 
 from fakes import FakeRegistration, draw_scene, tilted_view
@@ -24,6 +24,22 @@ def test_opaque_white_is_not_the_table_seen_through_clear():
     assert models.classify(np.array([[-0.2, -0.2, -0.25]]), wood)[0] == ["white"]
     assert models.classify(wood - 0.1, wood)[0] == ["clear"]
     assert models.classify(np.array([[-3.0, -2.9, -2.9]]), wood)[0] == ["black"]
+
+
+def test_a_green_upright_whose_most_tinted_quarter_mirrors_warm_lamps_is_green():
+    # path-traced 9204: a green large upright on green felt. Its most tinted quarter is
+    # where its faces mirror the warm lamps most, the only red the camera gets through
+    # green plastic: that quarter reads yellow, the whole blob green (WARM_MIRROR)
+    det = Detector(MarkerLayout.default())
+    felt = [-1.04, -0.84, -1.46]
+    quarter, whole = [-2.68, -1.47, -2.0], [-1.98, -1.38, -2.41]
+    models = det.models
+    assert models.classify(np.array([quarter]), np.array([felt]))[0] == ["yellow"]
+    assert models.classify(np.array([whole]), np.array([felt]))[0] == ["green"]
+    blob = _Blob(None, np.zeros(2), 600.0, None, None, None, None, None, None)
+    (read,) = det._best_explained([blob], [np.array([[quarter, felt], [whole, felt]])])
+    assert models.nearest(read.colour_distances[None])[0] == ["green"]
+    assert np.array_equal(read.observed, whole)
 
 
 def test_a_green_flat_brighter_in_red_than_the_green_felt_is_green():

@@ -204,7 +204,8 @@ class Detector:
     def _best_explained(self, blobs: list[_Blob], readings: list[np.ndarray]) -> list[_Blob]:
         """Each blob with the colour reading (see _colour_readings) that some plastic
         explains best, and that reading's distances to the colour models; but not white
-        where another reading is plainly a tinted plastic (GLARE_PLAIN)."""
+        where another reading is plainly a tinted plastic (GLARE_PLAIN), and the whole
+        blob's green over its most tinted quarter's yellow (WARM_MIRROR)."""
         if not blobs:
             return blobs
         r = np.array(readings)                       # blobs × readings × (observed, table) × 3
@@ -212,16 +213,15 @@ class Detector:
         d = self.models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).reshape(n, k, -1)
         explained = d.min(axis=2)                    # blobs × readings
         best = explained.argmin(axis=1)
-        if "white" in self.models.names:   # white, or a lamp's glare on another plastic?
-            nearest = d.argmin(axis=2)
+        nearest = d.argmin(axis=2)                   # blobs × readings (the quarter, the whole)
+        names = self.models.names
+        if "white" in names:   # white, or a lamp's glare on another plastic?
             tinted = np.array([m.kind == TRANSLUCENT and np.ptp(m.appearance) > GREY_APPEARANCE
                                for m in self.models.models])   # not clear plastic, tinted nowhere either
             plain = tinted[nearest] & (explained < GLARE_PLAIN)
-            glare = (nearest[np.arange(n), best] == self.models.names.index("white")) & plain.any(axis=1)
+            glare = (nearest[np.arange(n), best] == names.index("white")) & plain.any(axis=1)
             best = np.where(glare, np.where(plain, explained, np.inf).argmin(axis=1), best)
-        names = self.models.names
-        if WARM_MIRROR[0] in names and WARM_MIRROR[1] in names:   # green's most-changed quarter
-            nearest = d.argmin(axis=2)
+        if WARM_MIRROR[0] in names and WARM_MIRROR[1] in names:   # green's most tinted quarter
             warm = (nearest[:, 0] == names.index(WARM_MIRROR[0])) & (nearest[:, 1] == names.index(WARM_MIRROR[1]))
             best = np.where(warm, 1, best)
         return [replace(b, observed=r[i, best[i], 0], table=r[i, best[i], 1], colour_distances=d[i, best[i]])

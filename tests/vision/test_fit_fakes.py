@@ -78,3 +78,25 @@ def test_ids_are_numbered_in_reading_order(detector):
     view = tilted_view()
     state = detector.detect(draw_scene(view, PIECES), FakeRegistration(view)).state
     assert [p.id for p in state.pieces] == [f"p{i}" for i in range(1, len(PIECES) + 1)]
+
+
+
+def test_detection_leaves_opencvs_thread_count_as_it_found_it():
+    # the per-blob steps run OpenCV on one thread (vision.pipeline._opencv_one_thread);
+    # whoever else uses OpenCV in the process keeps its pool, even when a step fails
+    import cv2
+
+    before = cv2.getNumThreads()
+    detector, view = Detector(MarkerLayout.default()), tilted_view()
+    picture = draw_scene(view, PIECES[:2])
+    detector.detect(picture, FakeRegistration(view))
+    assert cv2.getNumThreads() == before
+
+    def failing(*args):
+        assert cv2.getNumThreads() == 1
+        raise RuntimeError("a step failed")
+
+    detector._state = failing
+    with pytest.raises(RuntimeError, match="a step failed"):
+        detector.detect(picture, FakeRegistration(view))
+    assert cv2.getNumThreads() == before

@@ -18,8 +18,8 @@ See docs/detection.md.
 
 from __future__ import annotations
 
+import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
@@ -247,7 +247,7 @@ class Detector:
         t.append(time.perf_counter())
         fg = self.segment(image, reg)
         t.append(time.perf_counter())
-        with _opencv_one_thread():
+        with _opencv_one_thread:
             found = self._blobs(fg)
             camera = np.asarray(reg.view.position, float)
             fits = self._fit(found, camera)
@@ -390,20 +390,33 @@ class Detector:
         return TableState(tuple(pieces), tuple(coins)), decided
 
 
-# OpenCV's own thread count, restored after the per-blob steps.
-_OPENCV_THREADS = cv2.getNumThreads()
-
-
-@contextmanager
-def _opencv_one_thread():
+class _OneOpenCVThread:
     """The per-blob steps make thousands of OpenCV calls on crops of ~100×100 pixels,
     where waking OpenCV's thread pool costs more than the call (on two cores: a blob's
-    cut 31 → 20 ms a frame on one thread); the whole-table steps keep the pool."""
-    cv2.setNumThreads(1)
-    try:
-        yield
-    finally:
-        cv2.setNumThreads(_OPENCV_THREADS)
+    cut 31 → 20 ms a frame on one thread); the whole-table steps keep the pool. The
+    thread count found on entry is restored when the last detection in the process
+    leaves (detections may overlap in a server's threads)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._found = 0
+
+    def __enter__(self):
+        with self._lock:
+            if self._inside == 0:
+                self._found = cv2.getNumThreads()
+                cv2.setNumThreads(1)
+            self._inside += 1
+
+    def __exit__(self, *exc):
+        with self._lock:
+            self._inside -= 1
+            if self._inside == 0:
+                cv2.setNumThreads(self._found)
+
+
+_opencv_one_thread = _OneOpenCVThread()
 
 
 def one_per_place(pieces: list[Piece]) -> list[int]:

@@ -26,20 +26,42 @@ def test_opaque_white_is_not_the_table_seen_through_clear():
     assert models.classify(np.array([[-3.0, -2.9, -2.9]]), wood)[0] == ["black"]
 
 
+def _read(det, readings, table):
+    blob = _Blob(None, np.zeros(2), 600.0, None, None, None, None, None, None)
+    (read,) = det._best_explained([blob], [np.array([[r, table] for r in readings])])
+    names, margins = det.models.nearest(read.colour_distances[None])
+    return names[0], float(margins[0])
+
+
 def test_a_green_upright_whose_most_tinted_quarter_mirrors_warm_lamps_is_green():
     # path-traced 9204: a green large upright on green felt. Its most tinted quarter is
     # where its faces mirror the warm lamps most, the only red the camera gets through
-    # green plastic: that quarter reads yellow, the whole blob green (WARM_MIRROR)
+    # green plastic: that quarter reads yellow, the whole blob green (the warm mirror, vision/pipeline.py)
     det = Detector(MarkerLayout.default())
     felt = [-1.04, -0.84, -1.46]
     quarter, whole = [-2.68, -1.47, -2.0], [-1.98, -1.38, -2.41]
     models = det.models
     assert models.classify(np.array([quarter]), np.array([felt]))[0] == ["yellow"]
     assert models.classify(np.array([whole]), np.array([felt]))[0] == ["green"]
-    blob = _Blob(None, np.zeros(2), 600.0, None, None, None, None, None, None)
-    (read,) = det._best_explained([blob], [np.array([[quarter, felt], [whole, felt]])])
-    assert models.nearest(read.colour_distances[None])[0] == ["green"]
-    assert np.array_equal(read.observed, whole)
+    assert _read(det, [quarter, whole], felt)[0] == "green"
+
+
+def test_a_dark_olive_upright_whose_red_fell_against_its_green_is_green_not_yellow():
+    # path-traced 9248: a green large upright on wood passes so little light that both of
+    # its readings (most tinted quarter, whole) are a dark olive, nearer yellow than green.
+    # But the whole blob's red fell further than its green against the wood beside it,
+    # which yellow plastic (it cuts only blue) cannot do (YELLOW_PASSES_RED)
+    det = Detector(MarkerLayout.default())
+    wood = [-0.46, -0.35, -0.22]
+    quarter, whole = [-2.11, -1.31, -1.38], [-1.78, -1.23, -1.2]
+    assert det.models.classify(np.array([quarter, whole]), np.array([wood, wood]))[0] == ["yellow", "yellow"]
+    colour, margin = _read(det, [quarter, whole], wood)
+    assert colour == "green"
+    assert margin < 0.1   # a near call, said with little confidence
+    # a plain yellow upright on wood (held out 9219) whose red fell as well stays yellow:
+    # green is 2 spreads further
+    wood = [-1.32, -1.06, -0.8]
+    assert _read(det, [[-2.67, -0.8, -0.62], [-1.97, -0.79, -0.59]], wood)[0] == "yellow"
 
 
 def test_a_green_flat_brighter_in_red_than_the_green_felt_is_green():

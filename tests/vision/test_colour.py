@@ -64,6 +64,21 @@ def test_a_dark_olive_upright_whose_red_fell_against_its_green_is_green_not_yell
     assert _read(det, [[-2.67, -0.8, -0.62], [-1.97, -0.79, -0.59]], wood)[0] == "yellow"
 
 
+def test_a_dark_upright_greener_than_the_table_is_green_not_black():
+    # path-traced 9231: a green small upright on wood passes so little light that its
+    # whole reading is nearest black. But black plastic only mirrors the room and the
+    # table, and this blob is 0.4 (log) greener than the wood beside it (BLACK_IS_NOT_GREEN)
+    det = Detector(MarkerLayout.default())
+    wood = [-0.6, -0.52, -0.42]
+    quarter, whole = [-2.28, -1.5, -1.75], [-2.02, -1.43, -1.61]
+    assert det.models.classify(np.array([whole]), np.array([wood]))[0] == ["black"]
+    colour, margin = _read(det, [quarter, whole], wood)
+    assert colour == "green" and margin < 0.1
+    # path-traced black pieces on wood (9801, 9802) stay black: no greener than the table
+    assert _read(det, [[-1.56, -1.41, -1.28], [-1.6, -1.43, -1.28]], [-0.47, -0.29, -0.13])[0] == "black"
+    assert _read(det, [[-1.36, -1.34, -1.38], [-1.41, -1.36, -1.33]], [-1.29, -1.07, -0.66])[0] == "black"
+
+
 def test_a_green_flat_brighter_in_red_than_the_green_felt_is_green():
     # seed 9700: a green medium flat on green felt. Its top face mirrors the room, and in
     # red, which neither the felt nor the plastic passes much, its most tinted quarter

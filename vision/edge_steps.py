@@ -24,7 +24,9 @@ only tinted shadow, whatever its outline cost); a size the outline fit did not t
 apparent area too far from the blob's) at UNFITTED_RATIO, a smaller one of those only
 where the rest of the blob is shadow. An upright whose faces beyond the blob are darker
 than the table (shaded faces the blob left out as shadow) needs only EDGE_RATIO, tried
-or not, and whatever the winner's pose. A flat winner whose nose points along the
+or not, and whatever the winner's pose; a bigger one than an upright winner, adding
+shaded faces of SHADED_FACES_SHARE or more, is not ruled out by its outline cost either
+(the outline is the lit faces'). A flat winner whose nose points along the
 shadows and steps softly there (a penumbra: an upright's shadow taken for a nose) loses
 to an upright whose edges are as strong as its own (SOFT_NOSE), and so does one whose
 nose is tinted like a shadow, diluted, or whose top face is hardly tinted at all
@@ -81,7 +83,10 @@ UNFITTED_RATIO = 1.5
 # the uprights that switched to a flat at OTHER_POSE_RATIO (A, held out, N, crowded,
 # 36 path-traced scenes): the two path-traced large uprights (9205 blue, 9226 yellow)
 # covered 0.65 and 0.77 of their blob in dark faces; the flat pieces 0.01-0.06, as did
-# two uprights (0.07, 0.08) that are left as they were.
+# two uprights (0.07, 0.08) that are left as they were. A bigger upright rival adding
+# that share of dark faces to an upright winner is not ruled out by its outline cost
+# (path-traced 9202 and 9214, large uprights read medium, 0.66 and 1.27 of the blob: the
+# medium outlines the lit faces; 66 path-traced scenes +2 sizes, our renders unchanged).
 SHADED_FACES_SHARE = 0.25
 # A piece whose size or pose the edges changed is fully confident when its edges beat
 # the ratio it needed by this share; just past it, not at all.
@@ -301,10 +306,13 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[s
         if score[r] < EDGE_RATIO * score[0]:   # the least any rival needs
             return None
         # a rival whose outline fits far worse is out, unless it is an upright beside which
-        # the blob holds only tinted shadow (the outline fit took it for a flat piece's nose)
+        # the blob holds only tinted shadow (the outline fit took it for a flat piece's nose),
+        # or a bigger upright than the winner holding the shaded faces the blob left out
         if key in fitted and fitted[key] > decide.cost(best) + decide.RIDGE_SWAP_COST_MM \
                 and not (key[0] == UPRIGHT and mine[0] == FLAT
-                         and _rest_is_shadow(b, key, params[r], grid, camera)):
+                         and _rest_is_shadow(b, key, params[r], grid, camera)) \
+                and not (key[0] == UPRIGHT and mine[0] == UPRIGHT and key[1].base > mine[1].base
+                         and _dark_added_share(b, key, params[r], grid, camera) >= SHADED_FACES_SHARE):
             return None
         # an upright whose faces beyond the blob are darker than the table (where a flat
         # piece or a smaller upright would leave table) is as likely as its edges say

@@ -206,6 +206,20 @@ def test_an_upright_holding_dark_faces_keeps_its_pose_against_a_flat_in_its_ridg
         assert (pick is None) is kept
 
 
+def test_a_bigger_upright_adding_dark_faces_is_not_ruled_out_by_its_outline():
+    # path-traced 9202 and 9214: the blob is a large upright's lit faces, which a medium
+    # upright outlines far better; the large one's edges are stronger and the faces it
+    # adds to the blob are shaded, so its poor outline fit does not rule it out
+    medium = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.MEDIUM), np.array([104.0, 100.0, 0.0]), 0.8, 0.85)
+    large = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), LARGE_AT, 3.5, 0.7)
+    keys = [(UPRIGHT, Size.MEDIUM), (UPRIGHT, Size.LARGE)]
+    params = np.array([medium.params, LARGE_AT])
+    score = np.array([0.1, 0.1 * edge_steps.EDGE_RATIO * 1.2])
+    for rest, switched in ((-0.6, True), (0.0, False)):
+        pick = edge_steps._better(half_lit_blob(rest), medium, [medium, large], keys, score, params, GRID, CAMERA)
+        assert (pick is not None and pick[0] == 1) is switched
+
+
 def test_an_upright_adding_dark_faces_beats_a_flat_at_the_size_ratio():
     flat = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.SMALL), np.array([105.0, 110.0, 270.0]), 1.0, 0.8)
     upright = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), LARGE_AT, 1.2, 0.8)

@@ -29,7 +29,8 @@ shaded faces of SHADED_FACES_SHARE or more, is not ruled out by its outline cost
 (the outline is the lit faces'). A flat winner whose nose points along the
 shadows and steps softly there (a penumbra: an upright's shadow taken for a nose) loses
 to an upright whose edges are as strong as its own (SOFT_NOSE), and so does one whose
-nose is tinted like a shadow, diluted, or whose top face is hardly tinted at all
+nose is tinted like a shadow, diluted, one that points straight along the shadows with
+a loose outline (LOOSE_FLAT_COST_MM), or whose top face is hardly tinted at all
 (FADED_TOP_CHROMA).
 A small flat's edges lie on the nose of a bigger flat piece, often stronger than that
 piece's whole outline (its open base is as pale as the table): a flat winner's smaller
@@ -103,6 +104,19 @@ EDGE_CONFIDENT = 0.3
 # shadow on A, held out and PBR 83, the nose/tail tint ratio was 0.49-0.94 (10th-90th
 # percentile) for the 18 that were uprights and 0.81-1.12 for the 167 flat pieces.
 SOFT_NOSE = 0.5
+# So does one pointing straight along the shadows (cosine STRAIGHT_ALONG, ~11°) whose
+# outline fits loosely (cost at least LOOSE_FLAT_COST_MM): a flat piece's outline is a
+# rigid shape its model lays close to, an upright and its shadow make a blob as long
+# as the lamp makes the shadow, shaped like a flat piece only roughly. Of the flat
+# winners that straight along the shadows on A, held out, N, crowded, hazy, light cloth
+# and the 66 path-traced scenes, the 66 over flat pieces had outline costs 0.24-2.6 mm
+# (12 of them 1.5 or more, two of those with an upright's edges as strong: A 9215, a
+# false piece either way, and held out 9612, whose edges pick a flat still); the 21 over
+# uprights 0.9-3.0 (17 of them 1.5 or more). Measured: N 6 mistakes fewer (3 uprights
+# and their shadows read as a flat, and a false piece each), a wrong piece in ten
+# colours (9102, black read red) also a size wrong; the rest unchanged.
+STRAIGHT_ALONG = 0.98
+LOOSE_FLAT_COST_MM = 1.5
 SOFT_NOSE_RATIO = 1.0
 # So does a flat winner whose top face (from its raised corners to its nose, the face the
 # camera sees) is barely tinted, its median hue change (log) under FADED_TOP_CHROMA: a
@@ -239,7 +253,8 @@ def _dark_added_share(b, key: tuple[str, Size], params: np.ndarray, grid: TableG
 def _shadow_noses(chosen: list, emap: EdgeMap, camera: np.ndarray, direction: np.ndarray | None) -> set[int]:
     """Indices of the flat winners in `chosen` (blob, fit, gap) that may be an upright
     and its shadow: a soft or diluted nose along the picture's shadow `direction` (see
-    SOFT_NOSE), or a faded top face (FADED_TOP_CHROMA)."""
+    SOFT_NOSE), a loose outline straight along it (LOOSE_FLAT_COST_MM), or a faded top
+    face (FADED_TOP_CHROMA)."""
     flats = [k for k, (_, f, _) in enumerate(chosen) if f.hypothesis.kind == FLAT]
     faded = {k for k in flats if _top_faded(chosen[k][0], chosen[k][1], emap.grid, camera)}
     if direction is None or not flats:
@@ -248,8 +263,10 @@ def _shadow_noses(chosen: list, emap: EdgeMap, camera: np.ndarray, direction: np
     heading = np.radians([float(f.params[2]) for f in fits])
     along = np.cos(heading) * direction[0] + np.sin(heading) * direction[1]
     soft = nose_softness(fits, emap, camera)
-    return faded | {k for k, a, v in zip(flats, along, soft) if a >= SHADOW_SIDE_COS
-                    and (v < SOFT_NOSE or _nose_diluted(chosen[k][0], chosen[k][1], emap.grid, camera))}
+    loose = [decide.cost(f) >= LOOSE_FLAT_COST_MM for f in fits]
+    return faded | {k for k, a, v, l in zip(flats, along, soft, loose) if a >= SHADOW_SIDE_COS
+                    and (v < SOFT_NOSE or (a >= STRAIGHT_ALONG and l)
+                         or _nose_diluted(chosen[k][0], chosen[k][1], emap.grid, camera))}
 
 
 def _top_faded(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> bool:

@@ -82,6 +82,10 @@ def test_seeded_pieces_the_outline_fit_got_a_size_wrong(seed, where, colour, siz
     # (half as strong as at its tail), and the upright's edges are as strong as the flat's
     (9003, (360.0, 443.0), "blue", Size.SMALL),
     (9625, (525.0, 89.0), "red", Size.MEDIUM),
+    # the flat points straight along the picture's shadows (within 11°) and its outline
+    # fits loosely (1.7 mm), its nose crisp: the upright's edges are as strong
+    (9716, (490.8, 150.9), "red", Size.SMALL),
+    (9724, (321.1, 363.1), "red", Size.SMALL),
 ])
 def test_an_upright_with_its_shadow_is_not_a_flat(seed, where, colour, size):
     # the blob is the upright and its shadow, shaped like a flat piece from the upright's

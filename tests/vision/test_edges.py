@@ -93,6 +93,31 @@ def test_an_upright_with_its_shadow_is_not_a_flat(seed, where, colour, size):
     assert_read_as(detect(rendered(seed)), where, 3.0, colour, size, Pose.UPRIGHT)
 
 
+def test_a_loose_flat_straight_along_the_shadows_may_be_an_upright_and_its_shadow(monkeypatch):
+    # every nose crisp, no top face faded: only the direction and the outline's fit count
+    monkeypatch.setattr(edge_steps, "nose_softness", lambda fits, emap, camera: np.ones(len(fits)))
+    monkeypatch.setattr(edge_steps, "_top_faded", lambda *args: False)
+    monkeypatch.setattr(edge_steps, "_nose_diluted", lambda *args: False)
+
+    def flat(heading, rms, iou):   # outline cost rms + 5 mm × (1 − IoU)
+        return None, fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), np.array([100.0, 100.0, heading]), rms, iou), 1.0
+
+    chosen = [flat(5.0, 1.0, 0.85),    # straight along the shadows (5°), loose (1.75 mm)
+              flat(5.0, 0.4, 0.97),    # straight along, but laid close (0.55 mm): a flat piece
+              flat(30.0, 1.0, 0.85)]   # loose, along the shadows' side but 30° off
+    noses = edge_steps._shadow_noses(chosen, edges.EdgeMap(np.zeros((1, 1, 3), np.float32), GRID), CAMERA, np.array([1.0, 0.0]))
+    assert noses == {0: edge_steps.STRAIGHT_LOOSE_RATIO}
+    # the upright then needs only that share of the flat's edges
+    _, winner, _ = chosen[0]
+    upright = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.MEDIUM), np.array([104.0, 100.0, 0.0]), 2.5, 0.7)
+    keys = [(FLAT, Size.MEDIUM), (UPRIGHT, Size.MEDIUM)]
+    params = np.array([winner.params, upright.params])
+    score = np.array([0.1, 0.1 * (edge_steps.STRAIGHT_LOOSE_RATIO + edge_steps.SOFT_NOSE_RATIO) / 2])
+    for ratio, switched in ((noses[0], True), (edge_steps.SOFT_NOSE_RATIO, False), (None, False)):
+        pick = edge_steps._better(None, winner, [winner, upright], keys, score, params, GRID, CAMERA, ratio)
+        assert (pick is not None and pick[0] == 1) is switched
+
+
 def test_a_nose_in_soft_shadow_is_soft():
     flat = [70.0, 100.0, 10.0]   # tail at x 70, nose about 40 mm further along x
     image = drawn(FLAT, Size.LARGE, flat)

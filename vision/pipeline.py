@@ -140,6 +140,7 @@ class _Blob:
     chroma: np.ndarray     # hue change against the table (log), in the box
     hue: np.ndarray        # its hue part (two axes), in the box
     dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
+    beside: bool = False   # such a candidate beside a coloured blob it also covered (segment)
     colour_distances: np.ndarray | None = None   # of `observed` to each colour model
 
 
@@ -198,9 +199,9 @@ class Detector:
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
         out, readings = [], []
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
-        candidates = [(m, b, False) for m, b in blob_masks(fg, margin)] + \
-            [(m, b, True) for m, b in blob_masks(fg, margin, dark=True)]
-        for weak, box, dark in candidates:
+        candidates = [(m, b, False, False) for m, b in blob_masks(fg, margin)] + \
+            [(m, b, True, label in fg.beside) for (m, b), (label, _) in zip(blob_masks(fg, margin, dark=True), fg.dark_blobs)]
+        for weak, box, dark, beside in candidates:
             if np.count_nonzero(weak) * res * res > HAND_MM2 and self._reaches_view_edge(weak, box):
                 continue  # a hand or an arm over the table, not pieces
             crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
@@ -214,7 +215,8 @@ class Detector:
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 readings.append(_colour_readings(fg.log_reflectance(*box, sel), fg.table_log_reflectance(*box, sel)))
                 out.append(_Blob(part, np.array(box[:2]), area, readings[-1][0], readings[-1][1],
-                                 decide.tinted_shadow(fg.lum[crop], chroma, sel), fg.lum[crop], chroma, hue, dark))
+                                 decide.tinted_shadow(fg.lum[crop], chroma, sel), fg.lum[crop], chroma, hue, dark,
+                                 beside=beside))
         return self._best_explained(out, readings)
 
     def _reaches_view_edge(self, mask: np.ndarray, box: tuple[int, int, int, int]) -> bool:
@@ -399,7 +401,7 @@ class Detector:
         chosen = [(b, faint_faces_decide(best, b, self.grid, camera, emap), gap) for b, best, gap in chosen]
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
-        chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera), self.grid)
+        chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera), self.grid, direction)
         chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
         chosen = self._refine_flats(chosen, camera, direction)
         # reading order (top to bottom, then left to right) gives stable ids

@@ -51,7 +51,12 @@ SHADOW_LOG_MIN = -1.2
 DARK_CANDIDATE_LOG = -0.2
 DARK_SMOOTH_PX = 5
 BLACK_OPEN_PX = 5
-# A dark blob sharing more than this share of its pixels with a coloured blob is that piece.
+# A dark blob sharing more than this share of its pixels with a coloured blob is that
+# piece, unless what lies beyond the coloured blobs is itself a piece's footprint
+# (PIECE_MIN_MM2): a dark piece beside a coloured one (path-traced 9201: a grey-looking
+# green upright against a red flat), or a hollow piece's dark rim around its lit core.
+# Such a candidate is marked `beside`: on its neighbour's shadow side it is that
+# neighbour's shadow (vision.shadows.without_shadows).
 BLACK_OVERLAP_MAX = 0.3
 # A dark blob with more than this share of its pixels at a marker sheet's edge is the
 # sheet's (its shadow, or print at the cut); a black piece set down beside a sheet only
@@ -124,6 +129,7 @@ class Foreground:
     labels: np.ndarray      # H×W int32, connected components of the weak evidence
     blobs: list             # (label, (x, y, w, h)) of the components kept, big enough
     dark_blobs: list        # the same for dark, hueless blobs: black plastic, or shadows
+    beside: frozenset = frozenset()   # labels of the dark blobs that also cover a coloured one
 
     def table_log_reflectance(self, x: int, y: int, w: int, h: int, where: np.ndarray | None = None) -> np.ndarray:
         """log(bare table / white paper) in a box, h×w×3 float32 (N×3: only `where`)."""
@@ -225,12 +231,15 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     for j, i in set(zip(black_labels[in_small].tolist(), labels[in_small].tolist())):
         if j:
             absorbed.setdefault(j, set()).add(i)
-    dark_blobs = []
+    dark_blobs, beside = [], set()
     for j in range(1, m):
         area = black_stats[j, cv2.CC_STAT_AREA]
         # a dark coloured piece is already a blob; what a shadow is decides the fit
-        if j in at_sheet or area < min_px or overlap[j] >= BLACK_OVERLAP_MAX * area:
+        covers = overlap[j] >= BLACK_OVERLAP_MAX * area
+        if j in at_sheet or area < min_px or (covers and area - overlap[j] < PIECE_MIN_MM2 / filler.res ** 2):
             continue
+        if covers:
+            beside.add(n + j)
         box = _union_box([black_stats[j, :4]] + [stats[i, :4] for i in absorbed.get(j, ())])
         crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
         region = (black_labels[crop] == j) & (mask[crop] == 0)
@@ -254,7 +263,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
         dark_blobs.append((n + j, tuple(int(v) for v in box)))
     paper_log = np.log(np.asarray(paper_white_bgr, np.float32) + LEVEL_OFFSET)
     return Foreground(table, bg, mask, score, lum, hue, dark, paper_log,
-                      filler.res, labels, blobs, dark_blobs)
+                      filler.res, labels, blobs, dark_blobs, frozenset(beside))
 
 
 _CHANNEL_SUM = np.ones((1, 3), np.float32)

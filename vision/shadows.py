@@ -142,6 +142,19 @@ def on_shadow_side(found: list[_Blob], direction: np.ndarray | None, grid: Table
     return out
 
 
+def _on_shadow_side_of(c, lit: list, direction: np.ndarray | None, grid: TableGrid) -> bool:
+    """Does the candidate `c` (blob, fit, gap) touch one of the `lit` candidates on its
+    shadow side (as `on_shadow_side`; always, when the direction is unknown)?"""
+    if direction is None:
+        return True
+    mine = _blob_polygon(c[0], grid)
+    for b, _, _ in lit:
+        v = _centre_px(c[0]) - _centre_px(b)
+        if v @ direction > SHADOW_SIDE_COS * np.hypot(*v) and mine.distance(_blob_polygon(b, grid)) <= SHADOW_TOUCH_MM:
+            return True
+    return False
+
+
 def _pieces(chosen: list) -> list[int]:
     """Indices of the coloured pyramids among the decided candidates."""
     return [k for k, (b, best, _) in enumerate(chosen) if not b.dark and best.hypothesis.kind != COIN]
@@ -311,11 +324,14 @@ def _blob_polygon(b: _Blob, grid: TableGrid) -> Polygon:
 
 
 def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozenset(),
-                    grid: TableGrid | None = None) -> list:
+                    grid: TableGrid | None = None, direction: np.ndarray | None = None) -> list:
     """Drop dark candidates touching a coloured piece: every shadow on the table touches
     the piece that casts it; black plastic touching a piece is lost with them, unless its
     index is in `ridged` (an upright whose edges step as a pyramid's do, which a shadow's
-    soft outline does not). But a shadow lies beside its piece, never around it: a dark
+    soft outline does not) and it is not a candidate that also covered a coloured blob
+    (`beside`, vision.segment) lying on that blob's shadow side (`direction`: the
+    picture's shadow direction; a shadow touching its piece has that piece's edges
+    along their border). But a shadow lies beside its piece, never around it: a dark
     candidate best explained by an upright piece whose silhouette holds one coloured
     piece's (ENCLOSED_SHARE of its model, or with `grid` given, of its blob within
     ENCLOSED_REACH_MM) is that piece, seen by faces that pass its light with little hue
@@ -337,7 +353,8 @@ def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozens
         return blob.area > 0 and mine.buffer(ENCLOSED_REACH_MM).intersection(blob).area >= ENCLOSED_SHARE * blob.area
 
     for j, c in enumerate(chosen):
-        if not c[0].dark or j in ridged:
+        if not c[0].dark or (j in ridged and not (c[0].beside and grid is not None
+                                                  and _on_shadow_side_of(c, [chosen[k] for k, _ in lit], direction, grid))):
             continue
         mine = _outline(c[1], camera)
         near = [(k, o) for k, o in lit if mine.distance(o) <= SHADOW_TOUCH_MM]

@@ -16,7 +16,7 @@ CAMERA = np.array([320.0, 240.0, 900.0])
 
 
 def entry(dark: bool, kind: str, size: Size, params) -> tuple:
-    return SimpleNamespace(dark=dark), Fit(Hypothesis(0, kind, size), np.array(params, float), 0.5, 0.9), 1.0
+    return SimpleNamespace(dark=dark, beside=False), Fit(Hypothesis(0, kind, size), np.array(params, float), 0.5, 0.9), 1.0
 
 
 def test_a_dark_upright_around_a_coloured_part_is_that_piece():
@@ -36,7 +36,7 @@ def test_a_dark_upright_holding_a_coloured_blob_is_that_piece_though_not_its_mod
     dark = entry(True, UPRIGHT, Size.LARGE, (100.0, 100.0, 0.0))
     for face, held in (((104, 95, 111, 105), True), ((113, 95, 125, 105), False)):
         x0, y0, x1, y1 = face
-        blob = SimpleNamespace(dark=False, origin_px=np.array([0, 0]),
+        blob = SimpleNamespace(dark=False, beside=False, origin_px=np.array([0, 0]),
                                part=SimpleNamespace(outline=np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float) - 0.5))
         lit = (blob, Fit(Hypothesis(0, UPRIGHT, Size.SMALL), np.array([111.0, 100.0, 0.0]), 0.5, 0.9), 1.0)
         model, mine = _outline(lit[1], CAMERA), _outline(dark[1], CAMERA)
@@ -60,6 +60,25 @@ def test_a_dark_upright_with_a_pyramids_edges_touching_a_piece_is_kept():
     lit = entry(False, UPRIGHT, Size.SMALL, (100.0, 100.0, 10.0))
     beside = entry(True, UPRIGHT, Size.LARGE, (120.0, 100.0, 10.0))
     assert without_shadows([lit, beside], CAMERA, ridged={1}) == [lit, beside]
+
+
+def test_a_dark_upright_that_also_covered_a_piece_is_its_shadow_on_its_shadow_side():
+    # its edges step as a pyramid's (ridged), but a shadow touching its piece has that
+    # piece's edges along their border: on the piece's shadow side it is a shadow
+    grid = TableGrid(0.0, 0.0, 1.0, 200, 200)
+
+    def square(dark, x0, beside=False):
+        outline = np.array([[x0, 95], [x0 + 12, 95], [x0 + 12, 107], [x0, 107]], float) - 0.5
+        return SimpleNamespace(dark=dark, beside=beside, origin_px=np.array([0, 0]), part=SimpleNamespace(outline=outline))
+
+    lit = (square(False, 94), Fit(Hypothesis(0, UPRIGHT, Size.SMALL), np.array([100.0, 101.0, 0.0]), 0.5, 0.9), 1.0)
+    dark = (square(True, 107, beside=True), Fit(Hypothesis(0, UPRIGHT, Size.SMALL), np.array([113.0, 101.0, 0.0]), 0.5, 0.9), 1.0)
+    east, west = np.array([1.0, 0.0]), np.array([-1.0, 0.0])
+    assert without_shadows([lit, dark], CAMERA, ridged={1}, grid=grid, direction=east) == [lit]
+    assert without_shadows([lit, dark], CAMERA, ridged={1}, grid=grid, direction=west) == [lit, dark]
+    # one that covered no coloured blob is kept on either side, as before
+    plain = (square(True, 107), dark[1], 1.0)
+    assert without_shadows([lit, plain], CAMERA, ridged={1}, grid=grid, direction=east) == [lit, plain]
 
 
 ABOVE = np.array([60.0, 60.0, 900.0])   # the camera nearly over the piece: its ridges inside its outline

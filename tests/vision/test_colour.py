@@ -36,7 +36,7 @@ def _read(det, readings, table):
 def test_a_green_upright_whose_most_tinted_quarter_mirrors_warm_lamps_is_green():
     # path-traced 9204: a green large upright on green felt. Its most tinted quarter is
     # where its faces mirror the warm lamps most, the only red the camera gets through
-    # green plastic: that quarter reads yellow, the whole blob green (the warm mirror, vision/pipeline.py)
+    # green plastic: that quarter reads yellow, the whole blob green (the warm mirror, vision/colour_reading.py)
     det = Detector(MarkerLayout.default())
     felt = [-1.04, -0.84, -1.46]
     quarter, whole = [-2.68, -1.47, -2.0], [-1.98, -1.38, -2.41]
@@ -233,5 +233,5 @@ def test_a_game_palette_changes_nothing_where_every_piece_plainly_is_the_games()
 
 def test_a_flat_piece_glaring_white_reads_its_colour():
     # held out 9619: a blue medium flat whose top face mirrors a lamp over most of its
-    # blob; its most tinted quarter is plainly blue (vision.pipeline.GLARE_PLAIN)
+    # blob; its most tinted quarter is plainly blue (vision.colour_reading.GLARE_PLAIN)
     assert_read_as(detect(rendered(9619)), (114, 411), 3.0, "blue", Size.MEDIUM, Pose.FLAT)

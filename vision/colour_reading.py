@@ -1,0 +1,135 @@
+"""A blob's colour: two readings of it, and which one (and which colour) holds.
+
+A blob is read twice (`readings`): the median of its pixels whose hue changes most
+against the bare table, and of all its pixels. `best_readings` keeps, for each blob, the
+reading some colour model explains best (calibration.colour), with rules for the cases
+where that misleads: a lamp's glare on a flat's top face (read white), and dark green
+plastic that passes so little light it reads yellow or black.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.colour import TRANSLUCENT, ColourModels
+from vision.medians import column_medians
+
+# A blob's colour is measured on its pixels more saturated than this percentile.
+SATURATED_PERCENTILE = 75
+# A flat piece's top face can mirror a lamp over most of its blob, whose whole reading is
+# then white. White plastic is tinted nowhere: when another reading of the blob (its most
+# tinted quarter) is plainly a tinted translucent colour, within this many spreads of its
+# model, the white is that plastic's glare (a path-traced red flat and a held-out blue
+# one read white; no white piece of the ten-colour renders is lost, from 0.7 to 2.5
+# alike). Clear plastic is not tinted: a white flat's quarter can read clear (9101).
+GLARE_PLAIN = 1.0
+# The warm mirror: green plastic passes almost no red; where a green piece lies on a
+# red-poor table (felt, dark wood), its faces' mirror of the warm lamps is all the red
+# the camera gets, and the pixels whose hue changes most are those that mirror most: its
+# most-changed quarter reads yellow while the whole blob reads green. When the two readings are
+# (yellow, green) in that order, the whole blob's holds. Path-traced (66 scenes): two
+# green uprights mended, nothing lost; of our renders only a blob holding a yellow and a
+# green piece changes (light cloth 9608, read as one large flat either way).
+# Yellow plastic passes red at least as well as green (its dye cuts only blue), so seen
+# through it a table's red never falls against its green; green plastic cuts red. A blob
+# read yellow whose whole reading's red fell against its green (relative to the table
+# beside it), and which green explains within this many spreads of yellow, is green: a
+# path-traced green upright over wood passes so little light that it reads a dark, barely
+# tinted olive, nearer yellow than green. Path-traced (66 scenes): 8 green pieces mended
+# (7 uprights), nothing lost; on our renders (A, held out, N, crowded, hazy, light
+# cloth, ten colours, filmic) no piece changes but a white flat already read yellow
+# (9305). Their yellows whose red fell are 1.1 or more spreads nearer yellow than green:
+# nothing is lost up to 1.0, five pieces at 1.2.
+YELLOW_PASSES_RED = 0.8
+# Black plastic is opaque and its own colour grey: what the camera sees of it is what
+# its faces mirror, the room and, at steep faces, the table beside it, so it is never
+# greener (log, green against the mean of blue and red) than that table by more than
+# noise; light that came through green plastic is. A blob read black that is greener
+# than the table beside it by GREENER_THAN_TABLE, and which green explains within
+# BLACK_IS_NOT_GREEN spreads of black, is green. Path-traced: black pieces are at most
+# 0.11 greener than their table (a flat on wood), the green uprights read black 0.19-0.40,
+# green within 0.01-0.31 spreads of black; over 66 scenes all 7 are mended and no black
+# piece lost. Our renders do not change (their black pieces on green felt mirror it, but
+# are less green than the felt).
+GREENER_THAN_TABLE = 0.15
+BLACK_IS_NOT_GREEN = 0.6
+# Such a blob is a near call: green is put nearer than the nearest colour by only this
+# (spreads), so the piece's colour margin, and its confidence, stay low.
+NEAR_CALL = 0.05
+# A colour model whose appearance spans less than this (log, between its channels) is
+# grey: clear plastic.
+GREY_APPEARANCE = 0.1
+
+
+def readings(pixels: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Two readings of a blob's colour, each (observed, table) log colours: the median of
+    the pixels whose hue differs most from the bare table's, and of all its pixels.
+
+    Faces mirroring a lamp or a window are paler than the plastic, and the blurred rim
+    mixes in the table (which may itself be more saturated than the piece: blue plastic
+    over orange wood looks greyish), so the pixels where the plastic filters the table's
+    light most carry its hue. But where the plastic lets almost none of a channel
+    through (green over red-poor felt), the faces' mirror of the room is all of that
+    channel, and the pixels with the most hue change are those that mirror most: a
+    green upright's top quarter reads yellow, its whole reads green. Which reading holds
+    is decided by the colour models (the one some plastic explains best)."""
+    change = pixels - table
+    sat = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
+    keep = sat >= np.percentile(sat, SATURATED_PERCENTILE)
+    return np.array([[column_medians(pixels[keep]), column_medians(table[keep])],
+                     [column_medians(pixels), column_medians(table)]])
+
+
+def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For blobs' `r` (blobs × readings × (observed, table) × 3, from `readings`), the
+    reading that holds for each blob and the readings' distances to the models (blobs ×
+    readings × colours): the one some plastic explains best; but not white where another
+    reading is plainly a tinted plastic (GLARE_PLAIN), the whole blob's green over its
+    most tinted quarter's yellow (the warm mirror), and green, not yellow, where the
+    blob's red fell against its green (YELLOW_PASSES_RED), nor black where it is greener
+    than the table (BLACK_IS_NOT_GREEN)."""
+    n, k = r.shape[:2]
+    d = models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).reshape(n, k, -1)
+    explained = d.min(axis=2)                    # blobs × readings
+    best = explained.argmin(axis=1)
+    nearest = d.argmin(axis=2)                   # blobs × readings (the quarter, the whole)
+    names = models.names
+    if "white" in names:   # white, or a lamp's glare on another plastic?
+        tinted = np.array([m.kind == TRANSLUCENT and np.ptp(m.appearance) > GREY_APPEARANCE
+                           for m in models.models])   # not clear plastic, tinted nowhere either
+        plain = tinted[nearest] & (explained < GLARE_PLAIN)
+        glare = (nearest[np.arange(n), best] == names.index("white")) & plain.any(axis=1)
+        best = np.where(glare, np.where(plain, explained, np.inf).argmin(axis=1), best)
+    if "green" in names:
+        green, read = names.index("green"), nearest[np.arange(n), best]
+        whole, table = r[:, 1, 0], r[:, 1, 1]       # the whole blob's readings, b, g, r
+        if "yellow" in names:
+            yellow = names.index("yellow")
+            # green's most tinted quarter mirrors the warm lamps (the warm mirror)
+            best = np.where((nearest[:, 0] == yellow) & (nearest[:, 1] == green), 1, best)
+            read = nearest[np.arange(n), best]
+            # no yellow plastic lowers red against green (YELLOW_PASSES_RED)
+            red_fell = whole[:, 2] - table[:, 2] <= whole[:, 1] - table[:, 1]
+            best, d = _green_after_all(best, d, green, (read == yellow) & red_fell
+                                       & (d[:, 1, green] - d[:, 1, yellow] <= YELLOW_PASSES_RED))
+        if "black" in names:
+            black = names.index("black")
+            # no black plastic is greener than the table its faces mirror (BLACK_IS_NOT_GREEN)
+            greener = _green_excess(whole) - _green_excess(table) >= GREENER_THAN_TABLE
+            best, d = _green_after_all(best, d, green, (read == black) & greener
+                                       & (d[:, 1, green] - d[:, 1, black] <= BLACK_IS_NOT_GREEN))
+    return best, d
+
+
+def _green_excess(bgr: np.ndarray) -> np.ndarray:
+    """How much greener (log) than the mean of blue and red each colour is."""
+    return bgr[:, 1] - (bgr[:, 0] + bgr[:, 2]) / 2
+
+
+def _green_after_all(best: np.ndarray, d: np.ndarray, green: int, is_green: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`best` and `d` (blobs × readings × colours) with the blobs `is_green` read by their
+    whole reading (index 1), in which green is made nearest by only NEAR_CALL: a near
+    call, said with a small colour margin."""
+    d = d.copy()
+    d[is_green, 1, green] = d[is_green, 1].min(axis=1) - NEAR_CALL
+    return np.where(is_green, 1, best), d

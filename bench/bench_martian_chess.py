@@ -1,9 +1,9 @@
 """Martian Chess figures: perft 5 from the setup, and online play under load.
 
-Online: a real server (the blueprint on werkzeug's threaded server, loopback, in a process
-of its own as `pyramid-referee serve` runs) and GAMES concurrent games, each driven by its
-own client thread (in this process) that plays both seats with random legal moves after
-a human-like think time. Prints the move round trip (POST move
+Online: a real server (the blueprint on the server `pyramid-referee serve` runs,
+server/wsgi_server.py, loopback, in a process of its own) and GAMES concurrent games,
+each driven by its own client thread (in this process) that plays both seats with random
+legal moves after a human-like think time. Prints the move round trip (POST move
 -> JSON answer) p50/p95/p99 against the goal p99 <= 50 ms.
 """
 
@@ -23,10 +23,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from flask import Flask  # noqa: E402
-from werkzeug.serving import WSGIRequestHandler, make_server  # noqa: E402
+from werkzeug.serving import WSGIRequestHandler  # noqa: E402
 
 from referee.martian_chess import Position  # noqa: E402
 from server.martian_chess import bp  # noqa: E402
+from server.wsgi_server import make_server  # noqa: E402
 
 GAMES = 200
 MOVES_PER_GAME = 16
@@ -92,7 +93,7 @@ def serve(database: str, ports) -> None:
     app = Flask(__name__)
     app.config.update(DATABASE=database)
     app.register_blueprint(bp)
-    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
+    server = make_server("127.0.0.1", 0, app, request_handler=QuietHandler)
     server.socket.listen(1024)
     ports.put(server.server_port)
     server.serve_forever()

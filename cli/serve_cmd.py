@@ -40,10 +40,9 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
-
     from server.app import create_app
     from server.games import game_kind
+    from server.wsgi_server import make_server
 
     if args.game:
         game_kind(args.game)  # an unknown game: one-line message before anything starts
@@ -56,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         config["DATABASE"] = os.path.abspath(args.database)
     app = create_app(config)
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        server = make_server(args.host, args.port, app)
     except OSError as e:
         raise ServeError(f"cannot listen on {args.host}:{args.port}: {e.strerror}") from None
     print(f"pyramid-referee: dashboard on http://{args.host}:{server.server_port}/ (Ctrl-C stops)", file=sys.stderr)

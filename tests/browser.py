@@ -6,7 +6,9 @@ import os
 import threading
 
 import pytest
-from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.serving import BaseWSGIServer
+
+from server.wsgi_server import make_server
 
 CHROMIUM = "/usr/bin/chromium"
 # Headless as root, on a machine whose only network is loopback: without the
@@ -19,8 +21,9 @@ requires_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM),
 
 
 def serve_in_thread(app) -> tuple[str, BaseWSGIServer]:
-    """Serve a WSGI app on a free loopback port in a daemon thread: (base URL, server)."""
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    """Serve a WSGI app on a free loopback port in a daemon thread, on the server
+    `pyramid-referee serve` runs: (base URL, server)."""
+    srv = make_server("127.0.0.1", 0, app)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{srv.server_port}", srv
 

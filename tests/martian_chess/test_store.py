@@ -26,6 +26,26 @@ def test_concurrent_moves_on_one_game_are_all_kept(tmp_path):
     assert GameStore(str(tmp_path / "games.sqlite3")).get("g")["count"] == 400
 
 
+def test_a_change_made_meanwhile_is_kept_and_the_change_made_again_on_it(tmp_path):
+    # the store reads and changes a game with no lock held and writes it only if its
+    # version is still the one read: another request's change in between is not lost
+    store = GameStore(str(tmp_path / "games.sqlite3"))
+    store.create({"id": "g", "version": 0, "count": 0})
+    seen = []
+
+    def add_ten(game):
+        seen.append(game["count"])
+        if len(seen) == 1:
+            store.update("g", _bump)   # another request, between this one's read and write
+        game["count"] += 10
+        return "done"
+
+    game, result = store.update("g", add_ten)
+    assert seen == [0, 1]
+    assert (game["count"], game["version"], result) == (11, 2, "done")
+    assert store.get("g") == game
+
+
 def test_a_refused_change_leaves_the_game_as_it_was(tmp_path):
     store = GameStore(str(tmp_path / "games.sqlite3"))
     store.create({"id": "g", "version": 0, "count": 0})

@@ -130,29 +130,18 @@ def on_shadow_side(found: list[_Blob], direction: np.ndarray | None, grid: Table
     lit = [b for b in found if not b.dark and not b.part.dark]
     if not dark or direction is None or not lit:
         return set(dark)
-    lit_outlines = [_blob_polygon(b, grid) for b in lit]
-    lit_centres = np.array([_centre_px(b) for b in lit])
-    out = set()
-    for k in dark:
-        v = _centre_px(found[k]) - lit_centres
-        side = v @ direction > SHADOW_SIDE_COS * np.hypot(v[:, 0], v[:, 1])
-        mine = _blob_polygon(found[k], grid)
-        if any(s and mine.distance(o) <= SHADOW_TOUCH_MM for s, o in zip(side, lit_outlines)):
-            out.add(k)
-    return out
+    return {k for k in dark if _touches_on_shadow_side(found[k], lit, direction, grid)}
 
 
-def _on_shadow_side_of(c, lit: list, direction: np.ndarray | None, grid: TableGrid) -> bool:
-    """Does the candidate `c` (blob, fit, gap) touch one of the `lit` candidates on its
-    shadow side (as `on_shadow_side`; always, when the direction is unknown)?"""
+def _touches_on_shadow_side(b: _Blob, lit: list[_Blob], direction: np.ndarray | None, grid: TableGrid) -> bool:
+    """Does blob `b` touch one of the `lit` blobs (within SHADOW_TOUCH_MM) on its shadow
+    side (`direction`; always, when it is unknown)?"""
     if direction is None:
         return True
-    mine = _blob_polygon(c[0], grid)
-    for b, _, _ in lit:
-        v = _centre_px(c[0]) - _centre_px(b)
-        if v @ direction > SHADOW_SIDE_COS * np.hypot(*v) and mine.distance(_blob_polygon(b, grid)) <= SHADOW_TOUCH_MM:
-            return True
-    return False
+    v = _centre_px(b) - np.array([_centre_px(o) for o in lit]).reshape(-1, 2)
+    side = v @ direction > SHADOW_SIDE_COS * np.hypot(v[:, 0], v[:, 1])
+    mine = _blob_polygon(b, grid)
+    return any(s and mine.distance(_blob_polygon(o, grid)) <= SHADOW_TOUCH_MM for s, o in zip(side, lit))
 
 
 def _pieces(chosen: list) -> list[int]:
@@ -354,7 +343,7 @@ def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozens
 
     for j, c in enumerate(chosen):
         if not c[0].dark or (j in ridged and not (c[0].beside and grid is not None
-                                                  and _on_shadow_side_of(c, [chosen[k] for k, _ in lit], direction, grid))):
+                                                  and _touches_on_shadow_side(c[0], [chosen[k][0] for k, _ in lit], direction, grid))):
             continue
         mine = _outline(c[1], camera)
         near = [(k, o) for k, o in lit if mine.distance(o) <= SHADOW_TOUCH_MM]

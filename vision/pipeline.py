@@ -153,6 +153,7 @@ class Detector:
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
         out, readings = [], []
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
+        # (blob_masks keeps fg.dark_blobs' order: each dark mask with its label)
         candidates = [(m, b, False, False) for m, b in blob_masks(fg, margin)] + \
             [(m, b, True, label in fg.beside) for (m, b), (label, _) in zip(blob_masks(fg, margin, dark=True), fg.dark_blobs)]
         for weak, box, dark, beside in candidates:

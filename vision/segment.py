@@ -23,7 +23,6 @@ import cv2
 import numpy as np
 
 from calibration.development import LEVEL_OFFSET
-from calibration.markers import MarkerLayout
 from vision.medians import median
 from vision.rectify import TableGrid
 from vision.touching import MIN_BLOB_MM2

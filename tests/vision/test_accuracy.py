@@ -54,7 +54,10 @@ def test_positions_and_headings_in_table_mm(score):
     # target is 3 mm)
     assert score.percentile(score.position_err, 95) <= 2.5
     assert score.percentile(score.heading_err, 50) <= 0.75
-    assert score.percentile(score.heading_err, 95) <= 2.0
+    # (2.0 until the renderer's haze was absorbed and its thick places stopped mirroring
+    # the room, docs/renderer.md 2026-11-23: darker, more saturated flats, 2.79°; the
+    # target is 3°)
+    assert score.percentile(score.heading_err, 95) <= 2.9
 
 
 def test_confidence_is_the_chance_a_piece_is_read_right(score):
@@ -73,9 +76,10 @@ def test_all_ten_colours():
         s.add(r.truth, detect(r), str(seed))
     print(s.summary())
     assert s.found_rate >= 0.85, s.mistakes
-    # 31 of 36: among the misread, a black upright on green felt read as red (red plastic
-    # passes almost nothing of the felt's green: it looks as dark as black there)
-    assert s.rate(s.colour_ok) >= 0.86, s.mistakes
+    # 29 of 35 (31 of 36 until the renderer's haze was absorbed, docs/renderer.md
+    # 2026-11-23): among the misread, a black upright on green felt read as red (red
+    # plastic passes almost nothing of the felt's green: it looks as dark as black there)
+    assert s.rate(s.colour_ok) >= 0.82, s.mistakes
     # black and white are opaque: found where they stand even when their colour is doubtful
     opaque = [t for seed in (9100, 9101, 9102) for t in rendered(seed, colors=ALL_COLOURS).truth.pieces
               if t.color.value in ("black", "white")]
@@ -93,6 +97,7 @@ def test_spike_coins_found_and_their_metal_read():
     print(s.summary())
     assert s.found_rate >= 0.95, s.mistakes
     assert s.false_rate <= 0.05, s.mistakes
-    # 28 of 30: two pennies under a light that mirrors them nearly as a nickel's grey
-    assert s.kind_rate >= 0.9, s.mistakes
+    # 26 of 29: three pennies of 7929 under a light that mirrors them nearly as a
+    # nickel's grey (two until the renderer's change of 2026-11-23 moved the exposure)
+    assert s.kind_rate >= 0.85, s.mistakes
     assert s.percentile_centre(50) <= 1.0 and s.percentile_centre(95) <= 2.0, s.centre_err

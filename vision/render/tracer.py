@@ -21,7 +21,6 @@ from vision.render.shapes import WALL_MM
 from vision.render.world import World
 
 SHELL_ID = 100000           # hit id of a wall: SHELL_ID + 16 × shell + face code
-PRISM_MIRROR = 0.0          # share of the light a prism-like thick place turns aside that it mirrors
 
 __all__ = ["Pixels", "trace"]
 
@@ -112,8 +111,6 @@ def _walls(world: World, view: CameraView, o, d, t_hit, pix: Pixels):
             add = add + (1 - F[:, None]) * haze * scatter_light(world, o[j] + d[j] * start[ok, None], nrm)
             straight = end[ok] - start[ok]
             through = prism_factor(nrm, d[j], straight)
-            # what a prism does not let through it mostly mirrors (total internal reflection)
-            add = add + ((1 - through) * PRISM_MIRROR)[:, None] * room
             T = (1 - F[:, None]) ** 2 * absorb * through[:, None]
             ev_ray.append(j); ev_t.append(start[ok]); ev_add.append(add); ev_T.append(T)
             ev_shift.append(slab_shift(nrm, d[j], end[ok] - start[ok]))

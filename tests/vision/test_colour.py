@@ -78,6 +78,11 @@ def test_green_over_felt_reads_green_where_red_or_yellow_plastic_would_show_more
     # a path-traced red upright (9204) lifting red by 0.81 and a yellow flat (9220) whose
     # blue fell only 0.1 below green (1.45 spreads nearer yellow) keep their colours
     assert _read(det, [[-1.62, -1.43, -0.98], [-1.48, -1.25, -1.06]], [-0.96, -0.75, -1.37])[0] == "red"
+    # path traced with refracting walls, red uprights over felt pass less still and lift
+    # red by only 0.55-0.72 (9218, 9207), but red explains them 1.58 spreads or more
+    # better than green, more than any green read red (RED_LIFT_SPREAD): still red
+    assert _read(det, [[-2.91, -2.18, -1.75], [-2.48, -1.87, -1.82]], [-1.22, -0.79, -1.29])[0] == "red"
+    assert _read(det, [[-1.88, -1.42, -1.49], [-1.81, -1.30, -1.65]], [-1.02, -0.55, -1.60])[0] == "red"
     assert _read(det, [[-0.62, -0.25, -0.06], [-0.58, -0.24, -0.08]], [-0.98, -0.74, -1.43])[0] == "yellow"
     # over wood (red-rich) neither tell is used: a yellow reading there stays yellow
     assert _read(det, [[-2.67, -0.8, -0.62], [-1.97, -0.79, -0.59]], [-1.32, -1.06, -0.8])[0] == "yellow"

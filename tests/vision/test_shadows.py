@@ -127,3 +127,15 @@ def test_a_green_upright_beside_a_yellow_one_on_wood():
     # darker than the wood all over, left out of the blob it shares with a yellow upright;
     # it lies beside it, not on its shadow side
     assert_read_as(detect(rendered(9623)), (571, 315), 5.0, "green", Size.SMALL, Pose.UPRIGHT)
+
+
+@pytest.mark.parametrize("seed, where, pose", [
+    (9710, (79, 443), Pose.FLAT),       # a green flat on felt touching a blue flat's tail
+    (9722, (366, 242), Pose.UPRIGHT),   # a green upright on felt beside a red one
+])
+def test_a_dark_piece_touching_another_off_its_shadow_side_is_no_shadow(seed, where, pose):
+    # green on green felt only darkens the felt, like a shadow: a dark candidate. It
+    # touches a coloured piece, but on the side towards the lamp, where that piece's
+    # shadow cannot fall, and fits a pyramid's outline as tightly as a whole piece
+    # (vision.shadows OFF_SHADOW_SIDE_COST_MM)
+    assert_read_as(detect(rendered(seed)), where, 3.0, "green", Size.SMALL, pose)

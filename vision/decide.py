@@ -102,6 +102,12 @@ RIDGE_SAMPLES = np.linspace(0.25, 0.75, 6)
 # RIDGE_MARGIN (log) stronger, measured RIDGE_SIDE_MM either side of each ridge.
 RIDGE_SWAP_COST_MM = 1.5
 RIDGE_MARGIN = 0.15
+# A flat piece's outline is a rigid shape its model lays close to; an upright and its
+# shadow make a blob as long as the lamp makes the shadow, shaped like a flat piece only
+# roughly: a flat winner fitting its outline at a cost (mm) under LOOSE_FLAT_COST_MM is
+# taken for a flat piece by the checks that look for an upright and its shadow in it
+# (vision.shadows.shadow_side_decide; vision.edge_steps, along the shadows).
+LOOSE_FLAT_COST_MM = 1.5
 
 
 def _ridge_contrast(fit: fitting.Fit, b: _Blob, origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:

@@ -139,3 +139,14 @@ def test_a_dark_piece_touching_another_off_its_shadow_side_is_no_shadow(seed, wh
     # shadow cannot fall, and fits a pyramid's outline as tightly as a whole piece
     # (vision.shadows OFF_SHADOW_SIDE_COST_MM)
     assert_read_as(detect(rendered(seed)), where, 3.0, "green", Size.SMALL, pose)
+
+
+@pytest.mark.parametrize("seed, where, colour, size, options", [
+    (9704, (272, 173), "red", Size.SMALL, {}),                   # on felt, along its own shadow
+    (9540, (129, 366), "yellow", Size.MEDIUM, {"crowd": 1.0}),   # in a cluster
+])
+def test_a_flat_piece_fitting_its_outline_tightly_is_no_upright_and_its_shadow(seed, where, colour, size, options):
+    # what the flat covers beyond an upright rival lies on that rival's shadow side, dark
+    # as a shadow: but the flat's rigid outline fits the blob closely, which an upright
+    # and its shadow seldom do (vision.decide LOOSE_FLAT_COST_MM)
+    assert_read_as(detect(rendered(seed, **options)), where, 3.0, colour, size, Pose.FLAT)

@@ -304,7 +304,6 @@ class Detector:
             best = coin_rules.lies_flat_decide(best, options, b, self.grid, direction)
             best = shadows.stands_decide(best, options, b, self.grid, direction)
             best = shadows.shadow_side_decide(best, options, b, self.grid, camera, direction)
-            best = decide.ridges_decide(best, options, b, self.grid, camera)
             best = decide.faces_decide(best, options, b, self.grid, camera)
             best = decide.dark_faces_decide(best, options, b, self.grid, camera)
             if best.iou < decide.IOU_MIN:

@@ -6,15 +6,19 @@ processes only load it (milliseconds). `make install` calls `warm()` once, so th
 detection on a fresh machine is not slow. Where no cache directory can be written the
 kernels are compiled in every process instead: slower to start, the same results.
 
-Every kernel releases the interpreter's lock (a server detects in several threads).
-The wrappers hand the kernels arrays of fixed types and layouts, so each compiles once.
+Every kernel releases the interpreter's lock (a server detects in several threads)
+and runs on the calling thread: numba's thread pools (prange) cost more than they
+gained on two shared cores (docs/detection-speed.md). The wrappers hand the kernels
+arrays of fixed types and layouts, so each compiles once. numba keys a kernel's cache on
+its own source file only: after changing `jit`'s options, delete vision/__pycache__/*.nb?.
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numba
+
+# The rendered table `warm` detects (seed of vision.scenes.rendered): 13 pieces, both poses.
+WARM_SEED = 9200
 
 
 def jit(**options):
@@ -31,23 +35,13 @@ def jit(**options):
 
 
 def warm() -> None:
-    """Compile (or load) every kernel with the argument types detection uses."""
-    import numpy as np
+    """Compile (or load) every kernel with the argument types detection uses, by
+    detecting one rendered table."""
+    from vision.pipeline import Detector
+    from vision.scenes import rendered
 
-    from domain import Size
-    from vision import fit
-    from vision.geometry import COIN, FLAT, UPRIGHT
-
-    camera = np.array([300.0, 200.0, 900.0])
-    hyps = [fit.Hypothesis(0, UPRIGHT, Size.LARGE), fit.Hypothesis(0, FLAT, Size.SMALL),
-            fit.Hypothesis(0, COIN, None, fit.CoinKind.PENNY)]
-    a = np.linspace(0, 2 * np.pi, fit.OUTLINE_POINTS, endpoint=False)
-    ring = np.column_stack([300 + 12 * np.cos(a), 200 + 12 * np.sin(a)])
-    points = np.repeat(ring[None], len(hyps), axis=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit.gauss_newton(hyps, np.array([[300.0, 200.0, 0.0]] * len(hyps)), points,
-                         np.zeros(points.shape[:2], bool), camera, np.zeros((len(hyps), 1)))
+    r = rendered(WARM_SEED)
+    Detector(r.spec.layout, r.intrinsics).detect(r.image)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ the 3×3 solve round in their own order (numpy's went to BLAS and LAPACK).
 A row's model: its 5 vertices' offsets from the anchor (along, across, mm) and heights,
 its 5 faces as vertex indices (triangles repeat their last corner); a coin row has a
 radius instead (and keeps its angle). Every kernel a kernel calls is in this file:
-numba's cache notices changes to a kernel's own file only.
+numba's cache notices changes to a kernel's own file only. The per-row functions that
+take tuples of arrays are inlined: a call takes and drops a reference to each array
+(atomic operations), ~0.6 µs a step; inlined, the fits take 2.0 ms a frame, not 2.7.
 """
 
 from __future__ import annotations
@@ -243,7 +245,7 @@ def _coin(p, radius, points, edge_offset, r, J):
             J[k, 0], J[k, 1], J[k, 2] = -dx / along, -dy / along, 0.0
 
 
-@jit()
+@jit(inline="always")
 def _full(n, p, model, data, scratch, r, face, edge, orient):
     """Row n's residuals at parameters p with the deciding faces and edges found anew
     (into r, face, edge, orient)."""
@@ -261,7 +263,7 @@ def _full(n, p, model, data, scratch, r, face, edge, orient):
     silhouette_distances(edges, points[n], edge_offset[n], r, face, edge, edge_max, edge_arg)
 
 
-@jit()
+@jit(inline="always")
 def _jacobian(n, p, model, data, scratch, face, edge, orient, r, J):
     """Row n's local residuals (into r) and Jacobian (into J) at p with the deciding faces
     and edges given."""
@@ -275,7 +277,7 @@ def _jacobian(n, p, model, data, scratch, face, edge, orient, r, J):
     _local(verts, scale, turn, faces[n], orient, points[n], face, edge, edge_offset[n], r, J)
 
 
-@jit()
+@jit(inline="always")
 def _cost(w, r, terms):
     """Σ w·r² (a NaN residual costing NAN_COST_MM), summed as numpy sums."""
     for k in range(r.shape[0]):
@@ -308,7 +310,7 @@ def _solve3(A, g, out):
             g[i] -= out[j] * A[i, j]
 
 
-@jit()
+@jit(inline="always")
 def _step(n, refresh, last, params, lam, steps, state, trial_state, model, data, scratch, robust):
     """One damped Gauss-Newton step of row n, taken if it costs no more (weighed as the
     current residuals are: `robust` is vision.fit's (ROBUST_MM, OPEN_WEIGHT)); its size

@@ -24,6 +24,7 @@ import numpy as np
 
 from calibration.development import LEVEL_OFFSET
 from vision import segment_kernels as kernels
+from vision.mask_kernels import components
 from vision.medians import median
 from vision.rectify import TableGrid
 from vision.touching import MIN_BLOB_MM2
@@ -198,7 +199,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     score, dark, full, weak = _evidence(lum, grey, chroma, usable, chroma_min, bright_min)
     strong = cv2.morphologyEx(full, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats = _components(weak)
+    n, labels, stats = components(weak)
     seeds = np.bincount(labels[strong > 0], minlength=n)
     keep = (seeds >= MIN_SEED_MM2 / filler.res ** 2).astype(np.uint8) * 255
     keep[0] = 0
@@ -213,7 +214,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     darker = cv2.blur(lum, (DARK_SMOOTH_PX, DARK_SMOOTH_PX)) < DARK_CANDIDATE_LOG
     black = cv2.morphologyEx((darker * 255).astype(np.uint8) & usable, cv2.MORPH_OPEN,
                              np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
-    m, black_labels, black_stats = _components(black)
+    m, black_labels, black_stats = components(black)
     on_sheet = np.bincount(black_labels[filler.near_sheet], minlength=m)
     at_sheet = {j for j in range(1, m) if on_sheet[j] > AT_SHEET_SHARE * black_stats[j, cv2.CC_STAT_AREA]}
     # a coloured blob smaller than any piece is only some faces of one (green on green
@@ -294,13 +295,6 @@ def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.
                                            -SHADOW_HUE_RATIO, DARK_LOG_MAX, WEAK))
     kernels.evidence(lum, grey, chroma, np.ascontiguousarray(usable), limits, score, dark, full, weak)
     return score, dark, full, weak
-
-
-def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-    """cv2.connectedComponentsWithStats(mask, connectivity=8) without its centroids: the
-    same labels, the statistics counted in one compiled pass (a third of the time)."""
-    n, labels = cv2.connectedComponents(mask, connectivity=8)
-    return n, labels, kernels.component_stats(labels, n)
 
 
 def _paint(labels: np.ndarray, stats: np.ndarray, which: np.ndarray, value) -> np.ndarray:

@@ -1,7 +1,6 @@
 """vision.segment's per-pixel arithmetic, compiled (numba): the log ratio of picture to
 bare table, its 3×3 smoothing, its colour parts and hue change in one pass over the
-rows; the evidence and its thresholds in a second; connected components' areas and
-boxes in one pass over their labels.
+rows; the evidence and its thresholds in a second.
 
 Bit for bit what the OpenCV and numpy calls they replaced gave on an x86-64 CPU with
 FMA (docs/detection-speed.md): float32 throughout, constants compared and multiplied
@@ -136,40 +135,4 @@ def evidence(lum, grey, chroma, usable, limits, score, dark, full, weak):
             dk[x] = 255 if shadow and lm[x] < dark_max and use[x] > 0 else 0
             fu[x] = 255 if s > one else 0
             wk[x] = 255 if s > weak_min else 0
-
-
-@jit()
-def component_stats(labels, n):
-    """cv2.connectedComponentsWithStats' statistics of `labels` (n labels): each one's
-    left, top, width, height and area (n×5 int32), in one pass. The background (label
-    0, most pixels) is measured from each row's ends only."""
-    lo_x, lo_y = np.full(n, 2 ** 31 - 1, np.int64), np.full(n, 2 ** 31 - 1, np.int64)
-    hi_x, hi_y = np.full(n, -2 ** 31, np.int64), np.full(n, -2 ** 31, np.int64)
-    area = np.zeros(n, np.int64)
-    height, width = labels.shape
-    for y in range(height):
-        row = labels[y]
-        first, last = 0, width - 1
-        while first < width and row[first] != 0:
-            first += 1
-        if first < width:
-            while row[last] != 0:
-                last -= 1
-            lo_x[0], hi_x[0] = min(lo_x[0], first), max(hi_x[0], last)
-            lo_y[0], hi_y[0] = min(lo_y[0], y), y
-        for x in range(width):
-            k = row[x]
-            if k:
-                area[k] += 1
-                lo_x[k] = min(lo_x[k], x)
-                hi_x[k] = max(hi_x[k], x)
-                lo_y[k] = min(lo_y[k], y)
-                hi_y[k] = max(hi_y[k], y)
-    area[0] = height * width - area.sum()
-    stats = np.empty((n, 5), np.int32)
-    for k in range(n):   # (OpenCV's int32 arithmetic, for a label with no pixel too)
-        stats[k, 0], stats[k, 1] = lo_x[k], lo_y[k]
-        stats[k, 2], stats[k, 3] = np.int32(hi_x[k] - lo_x[k] + 1), np.int32(hi_y[k] - lo_y[k] + 1)
-        stats[k, 4] = area[k]
-    return stats
 

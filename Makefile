@@ -23,6 +23,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/python -m vision.compiled   # compile the numba kernels once; later processes load them
 	touch $(STAMP)
 
 # Browser tests drive Debian's Chromium through Playwright (Playwright's own browser

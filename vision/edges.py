@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from domain import Size
+from vision import edge_kernels as kernels
 from vision.geometry import COIN, FLAT, UPRIGHT, model
 from vision.rectify import TableGrid
 from vision.segment import LOG_LUT
@@ -109,12 +110,12 @@ class HypothesisRows:
         # each edge's ends: their offsets in the piece's frame and their lift's scale
         self.ends = [(offsets[rows, pairs[..., k]].astype(np.float32), scale[rows, pairs[..., k]].astype(np.float32))
                      for k in (0, 1)]
-        self.camera, self.emap = camera.astype(np.float32), emap
+        self.camera, self.emap = np.ascontiguousarray(camera, np.float32), emap
 
     def take(self, idx: np.ndarray) -> "HypothesisRows":
         """These rows only (their geometry is not built again)."""
         out = object.__new__(HypothesisRows)
-        out.ends = [(off[idx], scale[idx]) for off, scale in self.ends]
+        out.ends = [(np.ascontiguousarray(off[idx]), np.ascontiguousarray(scale[idx])) for off, scale in self.ends]
         out.camera, out.emap = self.camera, self.emap
         return out
 
@@ -123,45 +124,18 @@ class HypothesisRows:
         return self.steps(params, repeat).mean(axis=(1, 2))
 
     def steps(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
-        """The step across each edge at each of its EDGE_SAMPLES (N·repeat × E × S)."""
-        p = params.astype(np.float32)
+        """The step across each edge at each of its EDGE_SAMPLES (N·repeat × E × S):
+        compiled (vision.edge_kernels), the angles' sines and cosines numpy's."""
+        p = np.ascontiguousarray(params, np.float32)
         a = np.radians(p[:, 2])
-        c, s = np.cos(a)[:, None], np.sin(a)[:, None]
-        cx, cy = self.camera[0], self.camera[1]
-        x, y = p[:, 0, None] - cx, p[:, 1, None] - cy
-        ends = []
-        for off, scale in self.ends:
-            if repeat > 1:
-                off, scale = np.repeat(off, repeat, axis=0), np.repeat(scale, repeat, axis=0)
-            along, across = off[..., 0], off[..., 1]
-            ends.append((cx + (x + along * c - across * s) * scale, cy + (y + along * s + across * c) * scale))
-        (ax, ay), (bx, by) = ends                                                      # N×E each
-        dx, dy = bx - ax, by - ay
-        length = np.maximum(np.hypot(dx, dy), 1e-6)
-        nx, ny = (-dy / length)[..., None], (dx / length)[..., None]
         g = self.emap.grid
-        t = EDGE_SAMPLES.astype(np.float32)
-        px = (ax[..., None] + t * dx[..., None] - np.float32(g.x0)) / np.float32(g.res) - 0.5   # N×E×S
-        py = (ay[..., None] + t * dy[..., None] - np.float32(g.y0)) / np.float32(g.res) - 0.5
-        j = _lookup(self.emap.tensor, px, py)
-        step2 = nx * nx * j[..., 0] + 2 * nx * ny * j[..., 1] + ny * ny * j[..., 2]
-        return np.sqrt(np.maximum(step2, 0))
+        out = np.empty((len(p), self.ends[0][1].shape[1], len(EDGE_SAMPLES)), np.float32)
+        kernels.steps(p, np.cos(a), np.sin(a), (*self.ends[0], *self.ends[1]), int(repeat), self.camera,
+                      _SAMPLES, np.array([g.x0, g.y0, g.res], np.float32), self.emap.tensor, out)
+        return out
 
 
-# cv2.remap's maps are at most 32767 wide: points are looked up in rows of this many.
-_LOOKUP_WIDTH = 4096
-
-
-def _lookup(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Bilinear values of a 3-channel image at float pixel positions (x, y, any shape):
-    that shape × 3, zero outside."""
-    n = x.size
-    rows = -(-n // _LOOKUP_WIDTH)
-    maps = np.zeros((2, rows * _LOOKUP_WIDTH), np.float32)
-    maps[0, :n], maps[1, :n] = x.ravel(), y.ravel()
-    out = cv2.remap(image, maps[0].reshape(rows, -1), maps[1].reshape(rows, -1), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_CONSTANT)
-    return out.reshape(-1, 3)[:n].reshape(x.shape + (3,))
+_SAMPLES = EDGE_SAMPLES.astype(np.float32)
 
 
 def scores(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) -> np.ndarray:

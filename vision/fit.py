@@ -4,22 +4,23 @@ A blob's outline (points on the rectified table plane, mm) is explained by each
 hypothesis — upright or flat, small, medium or large, or a coin — by moving it on the
 table (x, y and rotation or heading) until the outline points lie on the model's
 apparent silhouette (vision.geometry, height included). The sum of robust squared
-signed distances is minimised by damped Gauss-Newton, every hypothesis of every blob in
-one batch of numpy arrays. Hypotheses are then compared by how well their silhouette
+signed distances is minimised by damped Gauss-Newton, every hypothesis of every blob
+in one call of a compiled kernel (vision.gauss_newton). Hypotheses are then compared by how well their silhouette
 covers the blob (intersection over union).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import cv2
 import numpy as np
 
 from domain import CoinKind, Size
-from vision.geometry import COIN, FLAT, UPRIGHT, active_sdf_jacobian, apparent_vertices, coin_sdf, lift, model, \
-    model_sdf, silhouettes, vertices_and_motion
+from vision import gauss_newton as gn
+from vision.geometry import COIN, FLAT, UPRIGHT, lift, model, silhouettes
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -167,64 +168,14 @@ def _unit(deg: float) -> np.ndarray:
     return np.array([np.cos(np.radians(deg)), np.sin(np.radians(deg))])
 
 
-class _Batch:
-    """The hypotheses being fitted together, with what stays fixed between iterations."""
-
-    def __init__(self, hyps: list[Hypothesis], points: np.ndarray, camera: np.ndarray, edge_offset: np.ndarray):
-        self.points, self.camera, self.edge_offset = points, camera, edge_offset
-        coin = np.array([h.kind == COIN for h in hyps])
-        self.pyr, self.coin = np.flatnonzero(~coin), np.flatnonzero(coin)
-        models = [model(hyps[i].kind, hyps[i].size) for i in self.pyr]  # type: ignore[arg-type]
-        self.offsets = np.array([m.offsets for m in models]).reshape(-1, 5, 2)
-        self.heights = np.array([m.heights for m in models]).reshape(-1, 5)
-        self.faces = np.array([m.faces for m in models]).reshape(-1, 5, 4)
-        # each face corner's row in the rows' vertices laid end to end (N·5)
-        self.face_vertex = self.faces + 5 * np.arange(len(self.faces))[:, None, None]
-        self.pyr_points = points[self.pyr]
-        self.radius = np.array([hyps[i].coin.diameter / 2 for i in self.coin])  # type: ignore[union-attr]
-        self.free = np.array([[1, 1, 0] if h.kind == COIN else [1, 1, 1] for h in hyps], float)
-
-    def residuals(self, params: np.ndarray):
-        """Signed distance of each row's outline points to its silhouette (N×K, mm), and
-        which face and edge decide each pyramid point's distance."""
-        out = np.empty(self.points.shape[:2])
-        active = None
-        if len(self.pyr):
-            verts = apparent_vertices(params[self.pyr], self.offsets, self.heights, self.camera)
-            sdf, active = model_sdf(verts.reshape(-1, 2).take(self.face_vertex, axis=0), self.pyr_points, active=True)
-            if not len(self.coin):
-                return sdf + self.edge_offset, active
-            out[self.pyr] = sdf
-        if len(self.coin):
-            out[self.coin] = coin_sdf(params[self.coin], self.radius, self.points[self.coin])
-        return out + self.edge_offset, active
-
-    def local(self, params: np.ndarray, active) -> tuple[np.ndarray, np.ndarray]:
-        """`residuals` with each point's deciding face and edge held (the cheap local
-        form), and their derivatives by (x, y, angle): N×K and N×K×3, zero for the
-        parameters a row does not have (a coin's angle)."""
-        if len(self.pyr):
-            p = params[self.pyr]
-            verts, motion = vertices_and_motion(p, self.offsets, self.heights, self.camera)
-            r_pyr, J_pyr = active_sdf_jacobian(verts, motion, self.faces, self.pyr_points, active)
-            if not len(self.coin):
-                return r_pyr + self.edge_offset, J_pyr
-        r = np.empty(self.points.shape[:2])
-        J = np.zeros(r.shape + (3,))
-        if len(self.pyr):
-            r[self.pyr], J[self.pyr] = r_pyr, J_pyr
-        d = self.points[self.coin] - params[self.coin, None, :2]
-        dist = np.hypot(d[..., 0], d[..., 1])
-        r[self.coin] = dist - self.radius[:, None]
-        J[self.coin, :, :2] = -d / np.where(dist > 1e-9, dist, np.inf)[..., None]
-        return r + self.edge_offset, J
-
-
-def _merge_active(keep: np.ndarray, new, old):
-    """Per pyramid row, the deciding faces/edges of `new` where `keep`, else of `old`."""
-    if new is None:
-        return old
-    return tuple(np.where(keep.reshape((-1,) + (1,) * (n.ndim - 1)), n, o) for n, o in zip(new, old))
+@lru_cache(maxsize=None)
+def _row_model(kind: str, size: Size | None, coin: CoinKind | None) -> tuple:
+    """A row's model for vision.gauss_newton: (vertex offsets 5×2, heights 5, faces 5×4,
+    radius: 0 for a pyramid, a coin's (then no vertices))."""
+    if kind == COIN:
+        return np.zeros((5, 2)), np.zeros(5), np.zeros((5, 4), np.int64), coin.diameter / 2  # type: ignore[union-attr]
+    m = model(kind, size)  # type: ignore[arg-type]
+    return m.offsets, m.heights.astype(float), m.faces.astype(np.int64), 0.0
 
 
 def point_weights(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:
@@ -235,54 +186,20 @@ def point_weights(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:
 
 def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray, open_side: np.ndarray,
                  camera: np.ndarray, edge_offset: np.ndarray, iterations: int = ITERATIONS) -> tuple[np.ndarray, np.ndarray]:
-    """Damped, robust Gauss-Newton on every hypothesis at once; returns params and residuals.
+    """Damped, robust Gauss-Newton on every hypothesis (compiled: vision.gauss_newton);
+    returns params and residuals. Each row minimises the robust cost of its outline
+    points' signed distances to the model's silhouette (`point_weights`).
 
     edge_offset (N×1, mm): how far each row's true edge lies outside its outline points."""
-    n = len(hyps)
-    batch = _Batch(hyps, points, camera, edge_offset)
-    params = params.copy()
-    lam = np.full(n, 1e-2)
-    r, active = batch.residuals(params)
-    J = batch.local(params, active)[1]
-    fresh = np.ones(n, bool)  # rows whose r is the full `residuals`, not the local form
-    for it in range(iterations):
-        w = point_weights(r, open_side)
-        np.copyto(J, 0.0, where=~np.isfinite(J))   # np.nan_to_num(J, posinf=0, neginf=0), in place
-        JtW = J.transpose(0, 2, 1) * w[:, None, :]
-        A = JtW @ J
-        g = (JtW @ _finite(r)[..., None])[..., 0]
-        A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
-        step = -np.linalg.solve(A, g[..., None])[..., 0] * batch.free
-        trial = params + step
-        # which face and edge decide each point is re-examined every few steps only
-        refresh = it % REFRESH_EVERY == REFRESH_EVERY - 1 or it == iterations - 1
-        if refresh:
-            r_new, active_new = batch.residuals(trial)
-            # (after the last step the Jacobian is not needed)
-            J_new = batch.local(trial, active_new)[1] if it < iterations - 1 else J
-        else:
-            (r_new, J_new), active_new = batch.local(trial, active), None
-        old = np.sum(w * _finite(r, nan=1e3) ** 2, axis=1)
-        new = np.sum(w * _finite(r_new, nan=1e3) ** 2, axis=1)
-        better = new <= old
-        params[better] = trial[better]
-        r[better] = r_new[better]
-        J[better] = J_new[better]
-        active = _merge_active(better[batch.pyr], active_new, active)
-        lam = np.where(better, lam * 0.3, lam * 10)
-        fresh[better] = refresh
-        if refresh and np.all(np.abs(step[better]) < 1e-3):
-            break
-    # the last step was a refresh: only rows it did not move need their residuals again
-    stale = np.flatnonzero(~fresh)
-    if len(stale):
-        r[stale] = _Batch([hyps[k] for k in stale], points[stale], camera, edge_offset[stale]).residuals(params[stale])[0]
+    rows = [_row_model(h.kind, h.size, h.coin) for h in hyps]
+    # fixed types and layouts: the kernel compiles once
+    model_arrays = tuple(np.array([row[i] for row in rows], dtype).reshape(shape) for i, (dtype, shape) in
+                         enumerate([(float, (-1, 5, 2)), (float, (-1, 5)), (np.int64, (-1, 5, 4)), (float, (-1,))]))
+    params = np.array(params, float)   # fitted in place
+    r = gn.solve(params, model_arrays, np.ascontiguousarray(points, float), np.ascontiguousarray(open_side, bool),
+                 np.ascontiguousarray(camera, float), np.ascontiguousarray(edge_offset, float).reshape(-1),
+                 (float(ROBUST_MM), float(OPEN_WEIGHT)), int(iterations), REFRESH_EVERY)
     return params, r
-
-
-def _finite(x: np.ndarray, nan: float = 0.0) -> np.ndarray:
-    """np.nan_to_num(x, nan=nan), without its copies and passes when (as nearly always) all is finite."""
-    return x if np.isfinite(x).all() else np.nan_to_num(x, nan=nan)
 
 
 def robust_rms(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:

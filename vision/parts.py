@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from vision.decide import SHADOW_DARKER, TINT_SHARE
+from vision.mask_kernels import components
 from vision.medians import median
 from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground
 from vision.touching import (MIN_BLOB_MM2, angle_apart, convex_fill, row_ends, split, split_by_hue,
@@ -157,7 +158,7 @@ def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], 
         taken |= convex_fill(p)
     rest = (weak > 0) & (cv2.dilate(taken, _LEFT_OUT_RIM) == 0)
     rest = cv2.morphologyEx(rest.astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+    n, labels, stats = components(rest)
     found = [i for i in range(1, n) if LEFT_OUT_MIN_MM2 <= stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 <= PIECE_MAX_MM2]
     if not found:
         return []
@@ -205,7 +206,7 @@ def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, t
         cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)
         mask = (cut > 0).astype(np.uint8) * 255
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, labels, stats = components(mask)
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]
         if big or level == WEAK or typical < FALLBACK_EVIDENCE:
             break

@@ -23,6 +23,8 @@ import cv2
 import numpy as np
 
 from calibration.development import LEVEL_OFFSET
+from vision import segment_kernels as kernels
+from vision.mask_kernels import components
 from vision.medians import median
 from vision.rectify import TableGrid
 from vision.touching import MIN_BLOB_MM2
@@ -98,10 +100,6 @@ SHADOW_HUE_RATIO = 0.3
 # Shadow-like pixels darker than this (log) may be a piece's own shaded face as well as a
 # shadow on the table: the model fit treats them as neither piece nor table.
 DARK_LOG_MAX = -0.15
-# The per-pixel arithmetic runs on strips of this many grid rows: a strip's temporaries
-# (16 × 760 pixels × 3 channels of float32, ~150 kB) stay in the core's cache, where full
-# grid-sized ones (5 MB) go to memory and page-fault on every allocation.
-STRIP_ROWS = 16
 
 LOG_LUT = np.log(np.arange(256, dtype=np.float32) + LEVEL_OFFSET).reshape(1, 256)
 
@@ -198,10 +196,10 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     # its own texture and noise, measured where most pixels are bare table
     chroma_min = max(CHROMA_MIN, NOISE_FACTOR * median(chroma.ravel()[filler.sample]))
     bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum.ravel()[filler.sample]), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
-    score, dark = _evidence(lum, grey, chroma, usable, chroma_min, bright_min)
-    strong = cv2.morphologyEx(cv2.compare(score, 1.0, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    weak = cv2.morphologyEx(cv2.compare(score, WEAK, cv2.CMP_GT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
+    score, dark, full, weak = _evidence(lum, grey, chroma, usable, chroma_min, bright_min)
+    strong = cv2.morphologyEx(full, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats = components(weak)
     seeds = np.bincount(labels[strong > 0], minlength=n)
     keep = (seeds >= MIN_SEED_MM2 / filler.res ** 2).astype(np.uint8) * 255
     keep[0] = 0
@@ -216,7 +214,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     darker = cv2.blur(lum, (DARK_SMOOTH_PX, DARK_SMOOTH_PX)) < DARK_CANDIDATE_LOG
     black = cv2.morphologyEx((darker * 255).astype(np.uint8) & usable, cv2.MORPH_OPEN,
                              np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
-    m, black_labels, black_stats, _ = cv2.connectedComponentsWithStats(black, connectivity=8)
+    m, black_labels, black_stats = components(black)
     on_sheet = np.bincount(black_labels[filler.near_sheet], minlength=m)
     at_sheet = {j for j in range(1, m) if on_sheet[j] > AT_SHEET_SHARE * black_stats[j, cv2.CC_STAT_AREA]}
     # a coloured blob smaller than any piece is only some faces of one (green on green
@@ -265,7 +263,6 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
                       filler.res, labels, blobs, dark_blobs, frozenset(beside))
 
 
-_CHANNEL_SUM = np.ones((1, 3), np.float32)
 # A channel's weight by the table's level v: v / (v + NOISE_FLOOR_LEVELS).
 _LEVELS = np.arange(256, dtype=np.float32).reshape(1, 256)
 _WEIGHT_LUT = _LEVELS / (_LEVELS + NOISE_FLOOR_LEVELS)
@@ -274,37 +271,30 @@ _WEIGHT_LUT = _LEVELS / (_LEVELS + NOISE_FLOOR_LEVELS)
 def _log_ratio_parts(table: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, ...]:
     """The log ratio of picture to bare table, smoothed over 3×3 pixels (averaging sensor
     noise over ~1 mm²): its (hue 1, hue 2, grey mean) parts, the grey mean alone, and
-    its weighted darkening and hue change (`_hue_change`). Computed STRIP_ROWS rows at a time (with a row to
-    spare each side for the smoothing), so the temporaries stay in the core's cache."""
-    height = table.shape[0]
+    each pixel's darkening and hue change. The darkening is the channels' mean log
+    ratio, the hue change their spread about it (the length of the hue part), each
+    channel counting by how far the table's level is above the sensor's noise floor: a
+    dark channel (blue on green felt) is mostly noise and JPEG rounding in log units,
+    not hue. One compiled pass (vision.segment_kernels)."""
     parts = np.empty(table.shape, np.float32)
     lum, grey, chroma = (np.empty(table.shape[:2], np.float32) for _ in range(3))
-    for r0 in range(0, height, STRIP_ROWS):
-        r1 = min(r0 + STRIP_ROWS, height)
-        h0, h1 = max(r0 - 1, 0), min(r1 + 1, height)
-        log_ratio = cv2.subtract(cv2.LUT(table[h0:h1], LOG_LUT), cv2.LUT(bg[h0:h1], LOG_LUT))
-        log_ratio = cv2.GaussianBlur(log_ratio, (3, 3), 0)[r0 - h0:]
-        # with the spare row after: OpenCV's vector loop leaves a strip's last pixel to
-        # scalar code (rounded differently); the next strip writes that row again
-        cv2.transform(log_ratio, _HUE_LUM, dst=parts[r0:h1])
-        grey[r0:r1], chroma[r0:r1] = _hue_change(log_ratio[:r1 - r0], bg[r0:r1])
-        lum[r0:r1] = parts[r0:r1, :, 2]
+    kernels.log_ratio_parts(np.ascontiguousarray(table), np.ascontiguousarray(bg), LOG_LUT[0], _WEIGHT_LUT[0],
+                            _HUE_LUM, parts, lum, grey, chroma)
     return parts, lum, grey, chroma
 
 
 def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.ndarray,
-              chroma_min: float, bright_min: float) -> tuple[np.ndarray, np.ndarray]:
-    """Each pixel's evidence (`foreground`'s score) and whether it is shadow-like and dark
-    (uint8 0/255), STRIP_ROWS rows at a time."""
-    score, dark = np.empty_like(lum), np.empty(lum.shape, np.uint8)
-    for r0 in range(0, lum.shape[0], STRIP_ROWS):
-        rows = np.s_[r0:r0 + STRIP_ROWS]
-        lm, gr, ch, use = lum[rows], grey[rows], chroma[rows], usable[rows]
-        cv2.max(cv2.max(ch * (1 / chroma_min), lm * (1 / SHADOW_LOG_MIN)), lm * (1 / bright_min), dst=score[rows])
-        shadow = (gr < 0) & (gr > SHADOW_LOG_MIN) & (ch < -SHADOW_HUE_RATIO * gr)
-        score[rows][shadow | (use == 0)] = 0
-        dark[rows] = (shadow & (lm < DARK_LOG_MAX) & (use > 0)).astype(np.uint8) * 255
-    return score, dark
+              chroma_min: float, bright_min: float) -> tuple[np.ndarray, ...]:
+    """Each pixel's evidence (`foreground`'s score: the strongest of hue change, darkness
+    beyond shadows and brightness, none for a shadow or off the usable table), whether it
+    is shadow-like and dark, and whether its evidence is full (> 1) and WEAK (uint8 0/255
+    each). Compiled (vision.segment_kernels); its constants as float32, as numpy took them."""
+    score = np.empty_like(lum)
+    dark, full, weak = (np.empty(lum.shape, np.uint8) for _ in range(3))
+    limits = tuple(np.float32(v) for v in (1 / chroma_min, 1 / SHADOW_LOG_MIN, 1 / bright_min, SHADOW_LOG_MIN,
+                                           -SHADOW_HUE_RATIO, DARK_LOG_MAX, WEAK))
+    kernels.evidence(lum, grey, chroma, np.ascontiguousarray(usable), limits, score, dark, full, weak)
+    return score, dark, full, weak
 
 
 def _paint(labels: np.ndarray, stats: np.ndarray, which: np.ndarray, value) -> np.ndarray:
@@ -331,20 +321,6 @@ def _robust_spread(values: np.ndarray) -> float:
     """Standard deviation estimated from the median absolute deviation (outliers —
     the pieces — barely move it)."""
     return 1.4826 * median(np.abs(values - median(values)))
-
-
-def _hue_change(log_ratio: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each pixel's darkening (mean log ratio) and hue change (spread of the channels'
-    log ratios about it, the length of its hue part). Each channel counts by how far the
-    table's level is above the sensor's noise floor: a dark channel (blue on green felt)
-    is mostly noise and JPEG rounding in log units, not hue."""
-    weight = cv2.LUT(bg, _WEIGHT_LUT)
-    total = cv2.transform(weight, _CHANNEL_SUM) + 1e-6
-    weighted = cv2.multiply(weight, log_ratio)
-    mean = cv2.divide(cv2.transform(weighted, _CHANNEL_SUM), total)
-    square = cv2.divide(cv2.transform(cv2.multiply(weighted, log_ratio), _CHANNEL_SUM), total)
-    spread = cv2.sqrt(cv2.max(3 * (square - cv2.multiply(mean, mean)), 0.0))
-    return mean, spread
 
 
 def blob_masks(fg: Foreground, margin: int, dark: bool = False) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:

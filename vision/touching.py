@@ -15,6 +15,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision import mask_kernels
+from vision.mask_kernels import components
 from vision.medians import median
 
 # A blob bigger than this (mm²; a large upright's silhouette is at most ~850) may be
@@ -65,7 +67,7 @@ def split_by_hue(mask: np.ndarray, hue: np.ndarray, res: float) -> list[np.ndarr
     out = []
     for k in range(len(peaks)):
         sub = cv2.morphologyEx(((owner == k) * 255).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+        n, labels, stats = components(sub)
         out += [(labels == i).astype(np.uint8) * 255 for i in range(1, n)
                 if stats[i, cv2.CC_STAT_AREA] * res ** 2 >= MIN_BLOB_MM2]
     return out or [mask]
@@ -95,7 +97,7 @@ def split_by_valley(mask: np.ndarray, score: np.ndarray, res: float) -> list[np.
     for fraction in VALLEY_LEVELS if area >= MERGED_MM2 else DEEP_VALLEY_LEVELS:
         core = cv2.morphologyEx(((score > fraction * typical) & (mask > 0)).astype(np.uint8), cv2.MORPH_OPEN,
                                 np.ones((3, 3), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+        n, labels, stats = components(core)
         seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * res ** 2 >= MIN_BLOB_MM2]
         if len(seeds) >= 2:
             return _nearest_seed(mask, labels, seeds)
@@ -118,7 +120,7 @@ def split(mask: np.ndarray) -> list[np.ndarray]:
     core = mask
     for _ in range(SPLIT_ERODE_MAX):
         core = cv2.erode(core, kernel)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+        n, labels, stats = components(core)
         seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= SPLIT_SEED_PX]
         if len(seeds) >= 2:
             return _nearest_seed(mask, labels, seeds)
@@ -142,9 +144,6 @@ def convex_fill(mask: np.ndarray) -> np.ndarray:
 
 
 def row_ends(mask: np.ndarray) -> np.ndarray:
-    """Each row's first and last set pixel (x, y), int32: their convex hull is the whole
-    mask's, from far fewer points."""
-    rows = np.flatnonzero(mask.any(axis=1))
-    first = mask[rows].argmax(axis=1)
-    last = mask.shape[1] - 1 - mask[rows, ::-1].argmax(axis=1)
-    return np.column_stack([np.concatenate([first, last]), np.concatenate([rows, rows])]).astype(np.int32)
+    """Each row's first and last set pixel (x, y), int32, of a binary mask: their convex
+    hull is the whole mask's, from far fewer points (compiled: vision.mask_kernels)."""
+    return mask_kernels.row_ends(np.ascontiguousarray(mask))

@@ -1,0 +1,107 @@
+"""vision.edges' steps across hypotheses' apparent edges, compiled (numba): each sample
+point placed, the edge map looked up there and the step across the edge measured in one
+pass, instead of numpy passes over arrays of every row's points and cv2.remap.
+
+Bit for bit what the numpy and OpenCV calls it replaced gave (docs/detection-speed.md):
+float32 throughout, in numpy's order; the look-up as OpenCV 5's bilinear remap computes
+it on an x86-64 CPU with FMA (lerp along x, then y, each a fused multiply-add; zero
+outside the picture).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from vision.compiled import jit
+
+F32 = np.float32
+# Pixel coordinates further than this are outside any picture (and still fit an int32).
+FAR_PX = F32(2 ** 30)
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a·b + c rounded once (float32), as OpenCV's vector code computes it."""
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context, builder, signature, args):
+        f = ir.FloatType()
+        return builder.call(builder.module.declare_intrinsic("llvm.fma", [f], ir.FunctionType(f, [f, f, f])), args)
+    return sig, codegen
+
+
+@jit(inline="always")
+def _pixel(image, x, y, c):
+    """image[y, x, c], zero outside (cv2.BORDER_CONSTANT)."""
+    if 0 <= x < image.shape[1] and 0 <= y < image.shape[0]:
+        return image[y, x, c]
+    return F32(0.0)
+
+
+@jit(inline="always")
+def _lerp(wx, wy, v00, v01, v10, v11):
+    """cv2.remap's INTER_LINEAR of four neighbours: along x on the rows above and below,
+    then along y."""
+    top = _fma(wx, v01 - v00, v00)
+    return _fma(wy, _fma(wx, v11 - v10, v10) - top, top)
+
+
+@jit(inline="always")
+def _bilinear(image, flat, x, y, out):
+    """The 3 channels of image (H×W×3; `flat`: its pixels in a row) at (x, y), float32
+    pixel coordinates, into out, zero outside the picture (and, as OpenCV's, for a
+    coordinate not a number or beyond FAR_PX)."""
+    if not (abs(x) < FAR_PX and abs(y) < FAR_PX):
+        out[:] = 0.0
+        return
+    ix, iy = int(x), int(y)   # floor (math.floor is a library call)
+    ix -= x < ix
+    iy -= y < iy
+    wx, wy = x - F32(ix), y - F32(iy)
+    height, width = image.shape[0], image.shape[1]
+    if 0 <= ix < width - 1 and 0 <= iy < height - 1:   # the usual case: all four inside
+        k = (iy * width + ix) * 3
+        below = k + 3 * width
+        for c in range(3):
+            out[c] = _lerp(wx, wy, flat[k + c], flat[k + 3 + c], flat[below + c], flat[below + 3 + c])
+        return
+    for c in range(3):
+        out[c] = _lerp(wx, wy, _pixel(image, ix, iy, c), _pixel(image, ix + 1, iy, c),
+                       _pixel(image, ix, iy + 1, c), _pixel(image, ix + 1, iy + 1, c))
+
+
+@jit()
+def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
+    """The step across each edge at each sample point (into out, N·repeat × E × S), for
+    rows at params (N·repeat × 3, float32) turned by (cos, sin) of their angles.
+    ends: each edge's two ends' offsets in the piece's frame (E×2 per end) and lift
+    scales (E), for N rows (row i's pose is geometry row i // repeat); camera (x, y);
+    t: the samples' fractions along an edge; grid: (x0, y0, res) of the edge map's grid;
+    tensor: its structure tensor (H×W×3)."""
+    off0, scale0, off1, scale1 = ends
+    cx, cy = camera[0], camera[1]
+    x0, y0, res = grid[0], grid[1], grid[2]
+    half, two, zero, floor_len = F32(0.5), F32(2.0), F32(0.0), F32(1e-6)
+    flat, j = tensor.reshape(tensor.size), np.empty(3, np.float32)
+    for i in range(params.shape[0]):
+        g = i // repeat
+        x, y = params[i, 0] - cx, params[i, 1] - cy
+        c, s = cos[i], sin[i]
+        for e in range(off0.shape[1]):
+            ax = cx + (x + off0[g, e, 0] * c - off0[g, e, 1] * s) * scale0[g, e]
+            ay = cy + (y + off0[g, e, 0] * s + off0[g, e, 1] * c) * scale0[g, e]
+            dx = cx + (x + off1[g, e, 0] * c - off1[g, e, 1] * s) * scale1[g, e] - ax
+            dy = cy + (y + off1[g, e, 0] * s + off1[g, e, 1] * c) * scale1[g, e] - ay
+            length = max(math.hypot(dx, dy), floor_len)
+            nx, ny = -dy / length, dx / length
+            for k in range(t.shape[0]):
+                px = (ax + t[k] * dx - x0) / res - half
+                py = (ay + t[k] * dy - y0) / res - half
+                _bilinear(tensor, flat, px, py, j)
+                step2 = (nx * nx * j[0] + two * nx * ny * j[1]) + ny * ny * j[2]
+                out[i, e, k] = math.sqrt(max(step2, zero))

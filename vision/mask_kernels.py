@@ -1,0 +1,88 @@
+"""Binary masks' bookkeeping, compiled (numba): connected components' areas and boxes
+in one pass over their labels, each row's first and last set pixel. The same values as
+the OpenCV and numpy calls they replaced (docs/detection-speed.md).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.compiled import jit
+
+# What cv2.connectedComponentsWithStats reports for a background (label 0) with no pixel.
+EMPTY_BACKGROUND = (-1, 2 ** 31 - 1, 0, 0, 0)
+
+
+def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """cv2.connectedComponentsWithStats(mask, connectivity=8) without its centroids: the
+    same labels, the statistics counted in one pass (~a third of its time on the
+    table, ~0.4 on a blob's box)."""
+    n, labels = cv2.connectedComponents(mask, connectivity=8)
+    return n, labels, component_stats(labels, n)
+
+
+@jit()
+def component_stats(labels, n):
+    """cv2.connectedComponentsWithStats' statistics of `labels` (n labels): each one's
+    left, top, width, height and area (n×5 int32), in one pass. The background (label
+    0, most pixels) is measured from each row's ends only."""
+    lo_x, lo_y = np.full(n, 2 ** 31 - 1, np.int64), np.full(n, 2 ** 31 - 1, np.int64)
+    hi_x, hi_y = np.full(n, -2 ** 31, np.int64), np.full(n, -2 ** 31, np.int64)
+    area = np.zeros(n, np.int64)
+    height, width = labels.shape
+    for y in range(height):
+        row = labels[y]
+        first, last = 0, width - 1
+        while first < width and row[first] != 0:
+            first += 1
+        if first < width:
+            while row[last] != 0:
+                last -= 1
+            lo_x[0], hi_x[0] = min(lo_x[0], first), max(hi_x[0], last)
+            lo_y[0], hi_y[0] = min(lo_y[0], y), y
+        for x in range(width):
+            k = row[x]
+            if k:
+                area[k] += 1
+                lo_x[k] = min(lo_x[k], x)
+                hi_x[k] = max(hi_x[k], x)
+                lo_y[k] = min(lo_y[k], y)
+                hi_y[k] = max(hi_y[k], y)
+    area[0] = height * width - area.sum()
+    stats = np.empty((n, 5), np.int32)
+    for k in range(n):
+        stats[k, 0], stats[k, 1] = lo_x[k], lo_y[k]
+        stats[k, 2], stats[k, 3] = hi_x[k] - lo_x[k] + 1, hi_y[k] - lo_y[k] + 1
+        stats[k, 4] = area[k]
+    if area[0] == 0:   # (every other label has pixels)
+        for i in range(5):
+            stats[0, i] = EMPTY_BACKGROUND[i]
+    return stats
+
+
+
+@jit()
+def row_ends(mask):
+    """Each row's first and last set pixel (x, y) of a binary mask, int32: the firsts
+    of the rows that have one, top to bottom, then their lasts."""
+    height, width = mask.shape
+    ends = np.empty((height, 3), np.int32)   # first, last, row
+    count = 0
+    for y in range(height):
+        row = mask[y]
+        first = 0
+        while first < width and row[first] == 0:
+            first += 1
+        if first == width:
+            continue
+        last = width - 1
+        while row[last] == 0:
+            last -= 1
+        ends[count, 0], ends[count, 1], ends[count, 2] = first, last, y
+        count += 1
+    out = np.empty((2 * count, 2), np.int32)
+    for k in range(count):
+        out[k, 0], out[k, 1] = ends[k, 0], ends[k, 2]
+        out[count + k, 0], out[count + k, 1] = ends[k, 1], ends[k, 2]
+    return out

@@ -1,0 +1,138 @@
+"""vision.segment's per-pixel arithmetic, compiled (numba): the log ratio of picture to
+bare table, its 3×3 smoothing, its colour parts and hue change in one pass over the
+rows; the evidence and its thresholds in a second.
+
+Bit for bit what the OpenCV and numpy calls they replaced gave on an x86-64 CPU with
+FMA (docs/detection-speed.md): float32 throughout, constants compared and multiplied
+as float32, sums in OpenCV's order, its colour transform's fused multiply-adds (its
+vector loop's, and for the picture's last 2-5 pixels its scalar tail's). Every kernel a
+kernel calls is in this file: numba's cache notices changes to a kernel's own file only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from vision.compiled import jit
+
+F32 = np.float32
+# cv2.GaussianBlur's 3×3 kernel (sigma 0): 1/4, 1/2, 1/4 along each axis
+SMOOTH_CENTRE, SMOOTH_SIDE = F32(0.5), F32(0.25)
+# cv2.transform's vector loop does 4 pixels at a time while 2 more remain; the rest is scalar
+TRANSFORM_BLOCK, TRANSFORM_SPARE = 4, 2
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a·b + c rounded once (float32), as OpenCV's vector code computes it."""
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context, builder, signature, args):
+        f = ir.FloatType()
+        return builder.call(builder.module.declare_intrinsic("llvm.fma", [f], ir.FunctionType(f, [f, f, f])), args)
+    return sig, codegen
+
+
+@jit()
+def _reflect(i, n):
+    """OpenCV's default border (reflect 101): index −1 is 1, n is n − 2."""
+    return -i if i < 0 else 2 * n - 2 - i if i >= n else i
+
+
+@jit()
+def _smoothed_row(table, bg, y, log_lut, ratio, out):
+    """Row y's log ratio log(table) − log(bg) (into `ratio`, 3×W float32, a plane per
+    channel) smoothed along the row (into `out`): the row pass of the separable 3×3
+    Gaussian, c/2 + (left + right)/4, the border reflected."""
+    width = ratio.shape[1]
+    for x in range(width):
+        for c in range(3):
+            ratio[c, x] = log_lut[table[y, x, c]] - log_lut[bg[y, x, c]]
+    for c in range(3):
+        r, o = ratio[c], out[c]
+        for x in range(1, width - 1):
+            o[x] = r[x] * SMOOTH_CENTRE + (r[x - 1] + r[x + 1]) * SMOOTH_SIDE
+        # reflected: the neighbour outside is the one inside
+        o[0] = r[0] * SMOOTH_CENTRE + (r[1] + r[1]) * SMOOTH_SIDE
+        o[width - 1] = r[width - 1] * SMOOTH_CENTRE + (r[width - 2] + r[width - 2]) * SMOOTH_SIDE
+
+
+@jit()
+def log_ratio_parts(table, bg, log_lut, weight_lut, m, parts, lum, grey, chroma):
+    """segment._log_ratio_parts into its four outputs (see there; m: its colour
+    transform), row by row: the row-smoothed rows above and below, the column pass, the
+    colour transform and the hue change, on a plane per channel (so the compiler
+    vectorises the pixels). Serial: see docs/detection-speed.md for prange."""
+    height, width = table.shape[0], table.shape[1]
+    # row-smoothed rows, picture row i in slot i % 3 (held: which row a slot has)
+    rows = np.empty((3, 3, width), np.float32)
+    held = np.full(3, -1)
+    ratio, smooth = np.empty((3, width), np.float32), np.empty((3, width), np.float32)
+    weight, out = np.empty((3, width), np.float32), np.empty((3, width), np.float32)
+    eps = F32(1e-6)
+    three, zero = F32(3.0), F32(0.0)
+    for y in range(height):
+        above, below = _reflect(y - 1, height), _reflect(y + 1, height)
+        for i in (above, y, below):
+            if held[i % 3] != i:
+                _smoothed_row(table, bg, i, log_lut, ratio, rows[i % 3])
+                held[i % 3] = i
+        up, mid, down = rows[above % 3], rows[y % 3], rows[below % 3]
+        for c in range(3):
+            for x in range(width):
+                smooth[c, x] = mid[c, x] * SMOOTH_CENTRE + (up[c, x] + down[c, x]) * SMOOTH_SIDE
+        for x in range(width):
+            for c in range(3):
+                weight[c, x] = weight_lut[bg[y, x, c]]
+        s0, s1, s2, w0, w1, w2 = smooth[0], smooth[1], smooth[2], weight[0], weight[1], weight[2]
+        p0, p1, p2, g, ch = out[0], out[1], out[2], grey[y], chroma[y]
+        for x in range(width):
+            x0, x1, x2 = s0[x], s1[x], s2[x]
+            p0[x] = _fma(x0, m[0, 0], _fma(x1, m[0, 1], _fma(x2, m[0, 2], zero)))
+            p1[x] = _fma(x0, m[1, 0], _fma(x1, m[1, 1], _fma(x2, m[1, 2], zero)))
+            p2[x] = _fma(x0, m[2, 0], _fma(x1, m[2, 1], _fma(x2, m[2, 2], zero)))
+            # each channel weighed by how far the table's level is above the noise floor
+            total = ((w0[x] + w1[x]) + w2[x]) + eps
+            a0, a1, a2 = w0[x] * x0, w1[x] * x1, w2[x] * x2
+            mean = ((a0 + a1) + a2) / total
+            spread = three * (((a0 * x0 + a1 * x1) + a2 * x2) / total - mean * mean)
+            g[x] = mean
+            ch[x] = np.sqrt(max(spread, zero))
+        for x in range(width):
+            parts[y, x, 0], parts[y, x, 1], parts[y, x, 2], lum[y, x] = p0[x], p1[x], p2[x], p2[x]
+        if y == height - 1:   # OpenCV's scalar tail for the last pixels (the compiler
+            # contracted m0·x0 + m1·x1 + m2·x2 + 0)
+            pixels = height * width
+            for p in range(pixels - (pixels - TRANSFORM_SPARE) % TRANSFORM_BLOCK - TRANSFORM_SPARE, pixels):
+                x = p - y * width
+                for j in range(3):
+                    parts[y, x, j] = _fma(m[j, 2], s2[x], _fma(m[j, 0], s0[x], m[j, 1] * s1[x])) + zero
+                lum[y, x] = parts[y, x, 2]
+
+
+@jit()
+def evidence(lum, grey, chroma, usable, limits, score, dark, full, weak):
+    """segment._evidence into score and dark, and where the score passes full evidence
+    (> 1) and WEAK (uint8 0/255, as cv2.compare). `limits` (float32): 1 / chroma_min,
+    1 / SHADOW_LOG_MIN, 1 / bright_min, SHADOW_LOG_MIN, −SHADOW_HUE_RATIO, DARK_LOG_MAX,
+    WEAK."""
+    inv_chroma, inv_shadow, inv_bright, shadow_min, hue_ratio, dark_max, weak_min = limits
+    zero, one = F32(0.0), F32(1.0)
+    for y in range(lum.shape[0]):
+        lm, gr, ch, use = lum[y], grey[y], chroma[y], usable[y]
+        sc, dk, fu, wk = score[y], dark[y], full[y], weak[y]
+        for x in range(lm.shape[0]):
+            a, b, c = ch[x] * inv_chroma, lm[x] * inv_shadow, lm[x] * inv_bright
+            s = a if a > b else b
+            s = s if s > c else c
+            # darker with hardly any hue change: a shadow, never evidence
+            shadow = gr[x] < zero and gr[x] > shadow_min and ch[x] < hue_ratio * gr[x]
+            s = zero if shadow or use[x] == 0 else s
+            sc[x] = s
+            dk[x] = 255 if shadow and lm[x] < dark_max and use[x] > 0 else 0
+            fu[x] = 255 if s > one else 0
+            wk[x] = 255 if s > weak_min else 0
+

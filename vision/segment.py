@@ -219,11 +219,15 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     at_sheet = {j for j in range(1, m) if on_sheet[j] > AT_SHEET_SHARE * black_stats[j, cv2.CC_STAT_AREA]}
     # a coloured blob smaller than any piece is only some faces of one (green on green
     # felt: the faces that pass the lamp's light, the rest darkened like a shadow): the
-    # dark candidate it touches takes it in
+    # dark candidate it touches takes it in when together they make a piece (`whole`
+    # below), else, if it covers much of the candidate, the candidate is its shadow. One
+    # too small to be fitted on their own (MIN_BLOB_MM2: a few lit specks of a dark
+    # green upright on felt, path-traced) is taken in anyway and makes no shadow of it.
     small = (keep > 0) & (stats[:, cv2.CC_STAT_AREA] < PIECE_MIN_MM2 / filler.res ** 2)
     in_small = _paint(labels, stats, np.flatnonzero(small), True)
     overlap = np.bincount(black_labels[(mask > 0) & ~in_small], minlength=m)
-    overlap_small = np.bincount(black_labels[in_small], minlength=m)
+    fitted_small = np.flatnonzero(small & (stats[:, cv2.CC_STAT_AREA] >= min_px))
+    overlap_small = np.bincount(black_labels[_paint(labels, stats, fitted_small, True)], minlength=m)
     absorbed: dict[int, set] = {}
     for j, i in set(zip(black_labels[in_small].tolist(), labels[in_small].tolist())):
         if j:
@@ -248,12 +252,14 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
         if not whole and overlap_small[j] >= BLACK_OVERLAP_MAX * area:
             continue
         lb, sc, lm = labels[crop], score[crop], lum[crop]
-        if whole:   # its evidence: its tint or its darkness, the stronger
+        if not whole:   # only the faces too small to be fitted on their own
+            tiny = [i for i in absorbed.get(j, ()) if stats[i, cv2.CC_STAT_AREA] < min_px]
+            faces = np.isin(lb, tiny)
+            box = _union_box([black_stats[j, :4]] + [stats[i, :4] for i in tiny])
+        if faces.any():   # their evidence: their tint or their darkness, the stronger
             lb[faces] = n + j
-            blobs = [b for b in blobs if b[0] not in absorbed[j]]
+            blobs = [b for b in blobs if b[0] not in absorbed[j]] if whole else blobs
             sc[faces] = np.maximum(sc[faces], lm[faces] * (1 / DARK_CANDIDATE_LOG))
-        else:
-            box = tuple(black_stats[j, :4])
         lb[region] = n + j
         sc[region] = lm[region] * (1 / DARK_CANDIDATE_LOG)
         mask[crop][region] = 255

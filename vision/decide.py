@@ -106,12 +106,14 @@ RIDGE_SAMPLES = np.linspace(0.25, 0.75, 6)
 # scenes with both wall models it mended 2 pieces and broke 2; without it, A 9201's
 # blue flat and its path-traced twin are read right, and nothing else changes.)
 RIDGE_SWAP_COST_MM = 1.5
-# A flat piece's outline is a rigid shape its model lays close to; an upright and its
-# shadow make a blob as long as the lamp makes the shadow, shaped like a flat piece only
-# roughly: a flat winner fitting its outline at a cost (mm) under LOOSE_FLAT_COST_MM is
-# taken for a flat piece by the checks that look for an upright and its shadow in it
-# (vision.shadows.shadow_side_decide; vision.edge_steps, along the shadows).
-LOOSE_FLAT_COST_MM = 1.5
+# A pyramid's outline is a rigid shape its model lays close to; a shadow, or an upright
+# and its shadow, make blobs as long as the lamp makes them, shaped like a piece only
+# roughly. A candidate whose model fits its outline at a cost (mm) under TIGHT_FIT_COST_MM
+# is that piece for the checks that would take it for a shadow, or for an upright and its
+# shadow (vision.shadows: the dark candidates off a piece's shadow side, the tinted cast
+# shadows, shadow_side_decide; vision.edge_steps, a flat along the shadows). Measured
+# where each is said.
+TIGHT_FIT_COST_MM = 1.5
 
 
 def _ridge_contrast(fit: fitting.Fit, b: _Blob, origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:

@@ -31,7 +31,7 @@ shadows and steps softly there (a penumbra: an upright's shadow taken for a nose
 to an upright whose edges are as strong as its own (SOFT_NOSE), and so does one whose
 nose is tinted like a shadow, diluted, or whose top face is hardly tinted at all
 (FADED_TOP_CHROMA); one that points straight along the shadows with a loose outline
-loses to an upright with 0.9 of its edges (decide.LOOSE_FLAT_COST_MM).
+loses to an upright with 0.9 of its edges (decide.TIGHT_FIT_COST_MM).
 A small flat's edges lie on the nose of a bigger flat piece, often stronger than that
 piece's whole outline (its open base is as pale as the table): a flat winner's smaller
 flat rival gives way to a flat of the size between them whose edges beat the winner's too
@@ -105,7 +105,7 @@ EDGE_CONFIDENT = 0.3
 # percentile) for the 18 that were uprights and 0.81-1.12 for the 167 flat pieces.
 SOFT_NOSE = 0.5
 # So does one pointing straight along the shadows (cosine STRAIGHT_ALONG, ~11°) whose
-# outline fits loosely (cost at least decide.LOOSE_FLAT_COST_MM). Of the flat
+# outline fits loosely (cost at least decide.TIGHT_FIT_COST_MM). Of the flat
 # winners that straight along the shadows on A, held out, N, crowded, hazy, light cloth
 # and the 66 path-traced scenes, the 66 over flat pieces had outline costs 0.24-2.6 mm
 # (12 of them 1.5 or more, two of those with an upright's edges as strong: A 9215, a
@@ -271,7 +271,7 @@ def _shadow_noses(chosen: list, emap: EdgeMap, camera: np.ndarray,
     for k, f, a, v in zip(flats, fits, along, soft):
         if a < SHADOW_SIDE_COS:
             continue
-        if a >= STRAIGHT_ALONG and decide.cost(f) >= decide.LOOSE_FLAT_COST_MM:
+        if a >= STRAIGHT_ALONG and decide.cost(f) >= decide.TIGHT_FIT_COST_MM:
             out[k] = STRAIGHT_LOOSE_RATIO
         elif v < SOFT_NOSE or _nose_diluted(chosen[k][0], f, emap.grid, camera):
             out.setdefault(k, SOFT_NOSE_RATIO)

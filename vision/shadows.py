@@ -22,7 +22,7 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from vision import fit as fitting
-from vision.decide import (EDGE_SIDE_MM, IOU_MIN, LOOSE_FLAT_COST_MM, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM,
+from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, TIGHT_FIT_COST_MM,
                            SHADOW_TOUCH_MM, _model_mask, _outline, _outline_normals, _sample, cost, offset)
 from vision.geometry import COIN, FLAT, UPRIGHT
 from vision.medians import median
@@ -47,7 +47,7 @@ ENCLOSED_REACH_MM = 4.0
 # touches the coloured pieces near it only off their shadow side is no shadow of theirs
 # (a shadow starts at its caster's base, on the side away from the lamp) when its model
 # lies on them over less than OFF_SHADOW_SIDE_OVERLAP of its area and fits its outline
-# as a whole piece does (cost at most OFF_SHADOW_SIDE_COST_MM): a dark piece beside them
+# as a whole piece does (under decide.TIGHT_FIT_COST_MM): a dark piece beside them
 # (green on green felt, black). Measured over A, held out, N, 9000-9009, crowded and the
 # 66 path-traced scenes with both wall models: of the 259 dark candidates dropped as a
 # touching piece's shadow, 9 were neither beside nor on a shadow side: 7 whole pieces
@@ -56,7 +56,6 @@ ENCLOSED_REACH_MM = 4.0
 # Over 15 tables with a hand held above them, the hand's shadow beside pieces makes such
 # candidates too, fitting loosely (1.61-2.12 but one, 1.40).
 OFF_SHADOW_SIDE_OVERLAP = 0.1
-OFF_SHADOW_SIDE_COST_MM = 1.5
 # The shade around a piece that is its own shadow: within this many mm of its centre
 # (a large upright's shadow under a lamp 45° high reaches ~40 mm) ...
 SHADE_REACH_MM = 40.0
@@ -208,7 +207,13 @@ def is_cast_shadow(shadow: tuple, caster: tuple, towards: np.ndarray, direction:
 
 
 def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, direction: np.ndarray | None) -> list:
-    """Drop coloured candidates that are the tinted shadow of a piece they touch."""
+    """Drop coloured candidates that are the tinted shadow of a piece they touch, unless
+    their model fits them as tightly as a whole piece (under TIGHT_FIT_COST_MM): a piece
+    standing in its neighbour's shadow is as dark and pale as one. Of the candidates
+    this check dropped over our renders (A, held out, N, 9000-9009, crowded, ten colours,
+    Rainbow, light cloth, glassy, filmic, hands) and 66 path-traced scenes with both wall
+    models, the 11 that were whole pieces fitted at 0.39-3.04 mm (5 under 1.5), the 8
+    shadows at 1.54-2.74."""
     if direction is None:
         return chosen
     lit = _pieces(chosen)
@@ -225,7 +230,7 @@ def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, dire
     tints: dict = {}
     drop = set()
     for a, c in zip(*np.nonzero(near)):
-        if a in drop:
+        if a in drop or cost(chosen[lit[a]][1]) < TIGHT_FIT_COST_MM:
             continue
         for i in (a, c):
             if i not in tints:
@@ -248,12 +253,12 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
     nearly as good, when what the flat covers beyond it lies on its shadow side and is
     darker than the table, and either darker than the upright's plastic (clearly, or at
     all if paler) or the hue change does not fade outwards across the upright's outline;
-    but not against a flat that fits its outline tightly (under LOOSE_FLAT_COST_MM), a
+    but not against a flat that fits its outline tightly (under TIGHT_FIT_COST_MM), a
     flat piece's rigid shape: of the flat winners this check turned into uprights over
     our renders (A, held out, N, 9000-9009, crowded) and 66 path-traced scenes with both
     wall models, the 15 that were flat pieces fitted at 0.35-1.93 mm (10 under 1.5), the
     17 that were uprights at 1.28-2.73 (2 under 1.5). `options` sorted by cost."""
-    if best.hypothesis.kind != FLAT or b.dark or direction is None or cost(best) < LOOSE_FLAT_COST_MM:
+    if best.hypothesis.kind != FLAT or b.dark or direction is None or cost(best) < TIGHT_FIT_COST_MM:
         return best
     origin = grid.corner_mm(b.origin_px)
     shape = b.part.mask.shape
@@ -386,7 +391,7 @@ def _off_shadow_side(candidate: tuple, mine: Polygon, near: list[Polygon], lit: 
     shadow side, and its model lies on theirs over less than OFF_SHADOW_SIDE_OVERLAP of
     its area? (Never when the shadow direction is unknown.)"""
     b, fit, _ = candidate
-    if b.beside or grid is None or direction is None or cost(fit) > OFF_SHADOW_SIDE_COST_MM \
+    if b.beside or grid is None or direction is None or cost(fit) >= TIGHT_FIT_COST_MM \
             or _touches_on_shadow_side(b, lit, direction, grid):
         return False
     return sum(mine.intersection(o).area for o in near) < OFF_SHADOW_SIDE_OVERLAP * mine.area

@@ -49,7 +49,7 @@ def test_positions_and_headings_in_table_mm(score):
     assert score.position_median <= 1.0
     # (2.2 until 9008's small green upright was found from its lit half, 3.6 mm off;
     # 2.3 until two small uprights read with their shadows as a flat piece were found
-    # (9005, 9008, vision.decide LOOSE_FLAT_COST_MM: found 97.2 -> 97.9 %, false
+    # (9005, 9008, vision.decide TIGHT_FIT_COST_MM: found 97.2 -> 97.9 %, false
     # 0.7 -> 0 %), 4.3 and 2.3 mm off towards their shadows, p95 2.17 -> 2.45 mm; the
     # target is 3 mm)
     assert score.percentile(score.position_err, 95) <= 2.5

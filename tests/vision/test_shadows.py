@@ -137,7 +137,7 @@ def test_a_dark_piece_touching_another_off_its_shadow_side_is_no_shadow(seed, wh
     # green on green felt only darkens the felt, like a shadow: a dark candidate. It
     # touches a coloured piece, but on the side towards the lamp, where that piece's
     # shadow cannot fall, and fits a pyramid's outline as tightly as a whole piece
-    # (vision.shadows OFF_SHADOW_SIDE_COST_MM)
+    # (vision.decide TIGHT_FIT_COST_MM)
     assert_read_as(detect(rendered(seed)), where, 3.0, "green", Size.SMALL, pose)
 
 
@@ -148,5 +148,16 @@ def test_a_dark_piece_touching_another_off_its_shadow_side_is_no_shadow(seed, wh
 def test_a_flat_piece_fitting_its_outline_tightly_is_no_upright_and_its_shadow(seed, where, colour, size, options):
     # what the flat covers beyond an upright rival lies on that rival's shadow side, dark
     # as a shadow: but the flat's rigid outline fits the blob closely, which an upright
-    # and its shadow seldom do (vision.decide LOOSE_FLAT_COST_MM)
+    # and its shadow seldom do (vision.decide TIGHT_FIT_COST_MM)
     assert_read_as(detect(rendered(seed, **options)), where, 3.0, colour, size, Pose.FLAT)
+
+
+@pytest.mark.parametrize("seed, where, colour, size", [
+    (9727, (690, 378), "red", Size.SMALL),    # in a red upright's shadow
+    (9608, (637, 171), "blue", Size.LARGE),   # in a blue upright's shadow, by a marker sheet
+])
+def test_a_flat_piece_in_its_neighbours_shadow_is_not_that_shadow(seed, where, colour, size):
+    # on the shadow side of a piece of its own hue, darker and paler than it, as a tinted
+    # shadow would be; but the flat's model fits its outline tightly (vision.decide
+    # TIGHT_FIT_COST_MM), which a shadow's blob does not
+    assert_read_as(detect(rendered(seed)), where, 3.0, colour, size, Pose.FLAT)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.colour import TRANSLUCENT, ColourModels
-from vision.medians import column_medians
+from vision.medians import column_medians, percentile
 
 # A blob's colour is measured on its pixels more saturated than this percentile.
 SATURATED_PERCENTILE = 75
@@ -101,7 +101,7 @@ def readings(pixels: np.ndarray, table: np.ndarray) -> np.ndarray:
     is decided by the colour models (the one some plastic explains best)."""
     change = pixels - table
     sat = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
-    keep = sat >= np.percentile(sat, SATURATED_PERCENTILE)
+    keep = sat >= percentile(sat, SATURATED_PERCENTILE)
     return np.array([[column_medians(pixels[keep]), column_medians(table[keep])],
                      [column_medians(pixels), column_medians(table)]])
 

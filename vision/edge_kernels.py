@@ -51,28 +51,12 @@ def _lerp(wx, wy, v00, v01, v10, v11):
     return _fma(wy, _fma(wx, v11 - v10, v10) - top, top)
 
 
-@jit(inline="always")
-def _bilinear(image, flat, x, y, out):
-    """The 3 channels of image (H×W×3; `flat`: its pixels in a row) at (x, y), float32
-    pixel coordinates, into out, zero outside the picture (and, as OpenCV's, for a
-    coordinate not a number or beyond FAR_PX)."""
-    if not (abs(x) < FAR_PX and abs(y) < FAR_PX):
-        out[:] = 0.0
-        return
-    ix, iy = int(x), int(y)   # floor (math.floor is a library call)
-    ix -= x < ix
-    iy -= y < iy
-    wx, wy = x - F32(ix), y - F32(iy)
-    height, width = image.shape[0], image.shape[1]
-    if 0 <= ix < width - 1 and 0 <= iy < height - 1:   # the usual case: all four inside
-        k = (iy * width + ix) * 3
-        below = k + 3 * width
-        for c in range(3):
-            out[c] = _lerp(wx, wy, flat[k + c], flat[k + 3 + c], flat[below + c], flat[below + 3 + c])
-        return
-    for c in range(3):
-        out[c] = _lerp(wx, wy, _pixel(image, ix, iy, c), _pixel(image, ix + 1, iy, c),
-                       _pixel(image, ix, iy + 1, c), _pixel(image, ix + 1, iy + 1, c))
+@jit()
+def _border(image, ix, iy, wx, wy, c):
+    """Channel c of the bilinear look-up whose four neighbours (ix, iy)..(ix + 1, iy + 1)
+    are not all inside the picture: those outside count as zero."""
+    return _lerp(wx, wy, _pixel(image, ix, iy, c), _pixel(image, ix + 1, iy, c),
+                 _pixel(image, ix, iy + 1, c), _pixel(image, ix + 1, iy + 1, c))
 
 
 @jit()
@@ -87,7 +71,12 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
     cx, cy = camera[0], camera[1]
     x0, y0, res = grid[0], grid[1], grid[2]
     half, two, zero, floor_len = F32(0.5), F32(2.0), F32(0.0), F32(1e-6)
-    flat, j = tensor.reshape(tensor.size), np.empty(3, np.float32)
+    # dividing by a power of two is multiplying by its inverse, exactly (the usual 1 mm)
+    inverse = F32(1.0) / res
+    by_inverse = math.frexp(res)[0] == 0.5
+    flat, height, width = tensor.reshape(tensor.size), tensor.shape[0], tensor.shape[1]
+    # The look-up is written out here, not called: an array handed to a function, even
+    # inlined, is reference-counted at each call (two atomic operations; ~1/3 of the time).
     for i in range(params.shape[0]):
         g = i // repeat
         x, y = params[i, 0] - cx, params[i, 1] - cy
@@ -100,8 +89,29 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
             length = max(math.hypot(dx, dy), floor_len)
             nx, ny = -dy / length, dx / length
             for k in range(t.shape[0]):
-                px = (ax + t[k] * dx - x0) / res - half
-                py = (ay + t[k] * dy - y0) / res - half
-                _bilinear(tensor, flat, px, py, j)
-                step2 = (nx * nx * j[0] + two * nx * ny * j[1]) + ny * ny * j[2]
+                if by_inverse:
+                    px = (ax + t[k] * dx - x0) * inverse - half
+                    py = (ay + t[k] * dy - y0) * inverse - half
+                else:
+                    px = (ax + t[k] * dx - x0) / res - half
+                    py = (ay + t[k] * dy - y0) / res - half
+                # the edge map at (px, py): zero outside the picture (and, as OpenCV's,
+                # for a coordinate not a number or beyond FAR_PX)
+                j0 = j1 = j2 = zero
+                if abs(px) < FAR_PX and abs(py) < FAR_PX:
+                    ix, iy = int(px), int(py)   # floor (math.floor is a library call) ...
+                    ix -= F32(ix) > px          # (... exact: below 2**24 any int is a float32,
+                    iy -= F32(iy) > py          # above it px is a whole number)
+                    wx, wy = px - F32(ix), py - F32(iy)
+                    if 0 <= ix < width - 1 and 0 <= iy < height - 1:   # the usual case: all four inside
+                        above = np.uintp((iy * width + ix) * 3)   # (unsigned: no wrap-around test)
+                        below = above + np.uintp(3 * width)
+                        j0 = _lerp(wx, wy, flat[above], flat[above + 3], flat[below], flat[below + 3])
+                        j1 = _lerp(wx, wy, flat[above + 1], flat[above + 4], flat[below + 1], flat[below + 4])
+                        j2 = _lerp(wx, wy, flat[above + 2], flat[above + 5], flat[below + 2], flat[below + 5])
+                    else:
+                        j0 = _border(tensor, ix, iy, wx, wy, 0)
+                        j1 = _border(tensor, ix, iy, wx, wy, 1)
+                        j2 = _border(tensor, ix, iy, wx, wy, 2)
+                step2 = (nx * nx * j0 + two * nx * ny * j1) + ny * ny * j2
                 out[i, e, k] = math.sqrt(max(step2, zero))

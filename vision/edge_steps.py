@@ -52,7 +52,7 @@ import numpy as np
 from domain import Size
 from vision import decide
 from vision import fit as fitting
-from vision.edges import EdgeMap, HypothesisRows, ascend, nose_softness
+from vision.edges import EdgeMap, HypothesisRows, ascend, best_of_groups, nose_softness
 from vision.geometry import COIN, FLAT, UPRIGHT, hypothesis_faces
 from vision.medians import median
 from vision.rectify import TableGrid
@@ -208,11 +208,7 @@ def _search(emap: EdgeMap, starts: list[tuple[str, Size, tuple[float, float, flo
     first = rows_all.scores(params)
     keep = np.zeros(len(starts), bool)
     keep[np.r_[0, np.flatnonzero(owner[1:] != owner[:-1]) + 1]] = True
-    groups: dict[tuple, list[int]] = {}
-    for r in range(len(starts)):
-        groups.setdefault((owner[r], kinds[r], sizes[r]), []).append(r)
-    for rows in groups.values():
-        keep[sorted(rows, key=lambda r: -first[r])[:STARTS_REFINED]] = True
+    keep[best_of_groups(owner * (rows_all.which.max() + 1) + rows_all.which, first, STARTS_REFINED)] = True
     idx = np.flatnonzero(keep)
     score = np.full(len(starts), -1.0)
     params[idx], score[idx] = ascend(rows_all.take(idx), params[idx], first[idx])

@@ -96,19 +96,40 @@ def _geometry(kind: str, size: Size) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return m.offsets, m.heights, np.array(sorted(pairs))
 
 
+@lru_cache(maxsize=64)   # six models a camera pose; a re-registered pose is a new height
+def _ends(kind: str, size: Size, camera_height: float) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """A model's edges' two ends, each as offsets in its frame (E×2) and lift scales
+    Hc/(Hc − h) (E), float32, seen from a camera `camera_height` mm up."""
+    offsets, heights, pairs = _geometry(kind, size)
+    scale = camera_height / (camera_height - heights)
+    return tuple((offsets[pairs[:, k]].astype(np.float32), scale[pairs[:, k]].astype(np.float32)) for k in (0, 1))
+
+
+def best_of_groups(group: np.ndarray, score: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the `count` highest scores of each group (ties: the earlier), in
+    group order: as sorting each group's indices by falling score, stably.
+
+    >>> best_of_groups(np.array([0, 1, 0, 0, 1]), np.array([0.2, 0.5, 0.7, 0.7, 0.1]), 1).tolist()
+    [2, 1]
+    """
+    order = np.lexsort((np.arange(len(group)), -score, group))
+    grouped = group[order]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    return order[rank < count]
+
+
 class HypothesisRows:
     """Hypothesis rows (kind and size fixed) whose edge scores are asked at many poses."""
 
     def __init__(self, kinds, sizes, camera: np.ndarray, emap: EdgeMap):
         keys: dict[tuple[str, Size], int] = {}
-        which = np.array([keys.setdefault(key, len(keys)) for key in zip(kinds, sizes)])
-        geo = [_geometry(*key) for key in keys]
-        offsets = np.array([g[0] for g in geo])[which]                                 # N×5×2
-        scale = (camera[2] / (camera[2] - np.array([g[1] for g in geo])))[which]       # N×5
-        pairs = np.array([g[2] for g in geo])[which]                                   # N×E×2
-        rows = np.arange(len(which))[:, None]
-        # each edge's ends: their offsets in the piece's frame and their lift's scale
-        self.ends = [(offsets[rows, pairs[..., k]].astype(np.float32), scale[rows, pairs[..., k]].astype(np.float32))
+        # which (kind, size) each row is, numbered in order of first appearance
+        self.which = np.array([keys.setdefault(key, len(keys)) for key in zip(kinds, sizes)], np.int64)
+        # each edge's ends: their offsets in the piece's frame and their lift's scale, per
+        # (kind, size), then gathered for the rows
+        ends = [_ends(*key, float(camera[2])) for key in keys]
+        self.ends = [(np.stack([e[k][0] for e in ends])[self.which], np.stack([e[k][1] for e in ends])[self.which])
                      for k in (0, 1)]
         self.camera, self.emap = np.ascontiguousarray(camera, np.float32), emap
 
@@ -116,6 +137,7 @@ class HypothesisRows:
         """These rows only (their geometry is not built again)."""
         out = object.__new__(HypothesisRows)
         out.ends = [(np.ascontiguousarray(off[idx]), np.ascontiguousarray(scale[idx])) for off, scale in self.ends]
+        out.which = self.which[idx]
         out.camera, out.emap = self.camera, self.emap
         return out
 

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from domain import CoinKind, Size
+from vision import fit_kernels as kernels
 from vision import gauss_newton as gn
 from vision.geometry import COIN, FLAT, UPRIGHT, lift, model, silhouettes
 
@@ -226,29 +227,9 @@ def outline_polygons(hyps: list[Hypothesis], params: np.ndarray, camera: np.ndar
 
 def perimeter_points(polys: list[np.ndarray], n: int = OUTLINE_POINTS) -> np.ndarray:
     """n points evenly spaced along each closed polygon (N×n×2), as np.interp would place
-    them polygon by polygon: the polygons are padded with repeats of their first vertex
-    (edges of length 0 past the end, never reached)."""
-    sizes = np.array([len(p) for p in polys])
-    m = sizes.max()
-    # every polygon's vertices laid into one padded array, its first vertex repeated after them
-    owner = np.repeat(np.arange(len(polys)), sizes)
-    slot = np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    v = np.concatenate(polys)
-    closed = np.repeat(v[np.cumsum(sizes) - sizes, None], m + 1, axis=1)
-    closed[owner, slot] = v
-    step = np.diff(closed, axis=1)
-    s = np.concatenate([np.zeros((len(polys), 1)), np.cumsum(np.hypot(step[..., 0], step[..., 1]), axis=1)], axis=1)
-    t = np.linspace(0, s[:, -1], n, endpoint=False, axis=1)                     # N×n
-    j = np.sum(s[:, None, :] <= t[..., None], axis=2) - 1                        # s[j] <= t < s[j + 1]
-    j += np.arange(len(polys))[:, None] * (m + 1)                                # flat, into N×(m + 1)
-    s0, s1 = s.take(j), s.take(j + 1)
-    out = np.empty(t.shape + (2,))
-    for c in range(2):
-        y = closed[..., c].ravel()
-        y0, y1 = y.take(j), y.take(j + 1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[..., c] = np.where(s0 == t, y0, (y1 - y0) / (s1 - s0) * (t - s0) + y0)
-    return out
+    them polygon by polygon (compiled: vision.fit_kernels)."""
+    sizes = np.array([len(p) for p in polys], np.int64)
+    return kernels.perimeter_points(np.ascontiguousarray(np.concatenate(polys), float), sizes, n)
 
 
 def reverse_rms(rim: np.ndarray, blob_of: np.ndarray, outlines_mm: list[np.ndarray], edge_offsets_mm: np.ndarray,

@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.decide import SHADOW_DARKER, TINT_SHARE
 from vision.mask_kernels import components
-from vision.medians import median
+from vision.medians import median, percentile
 from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground
 from vision.touching import (MIN_BLOB_MM2, angle_apart, convex_fill, row_ends, split, split_by_hue,
                              split_by_valley)
@@ -81,12 +81,14 @@ class Part:
     dark: bool = False      # left out, another hue, darker than the table all over: piece or shadow
 
 
-def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> list[Part]:
+def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
+           chroma: np.ndarray | None = None) -> list[Part]:
     """Each piece in a blob: its mask cut at half the blob's typical evidence (the true
     edge of a blurred picture, whatever the piece's contrast) as a filled convex hull with
     a sub-pixel outline, and the faint or shadow-like pixels next to it (a shadow, a
     shaded or mirroring face: undecided). `weak` is the blob's hysteresis mask in the
-    box (x, y, w, h). A blob far from convex is pieces touching: it is split first."""
+    box (x, y, w, h), `chroma` its hue change's length there if the caller has it. A blob
+    far from convex is pieces touching: it is split first."""
     x, y, w, h = box
     score = fg.score[y:y + h, x:x + w]
     strong = (weak > 0) & (score > 1.0)
@@ -94,7 +96,8 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int]) -> 
     typical = median(inside) if inside.size else 1.0
     lum = fg.lum[y:y + h, x:x + w]
     hue = fg.hue[y:y + h, x:x + w]
-    chroma = np.hypot(hue[..., 0], hue[..., 1])
+    if chroma is None:
+        chroma = np.hypot(hue[..., 0], hue[..., 1])
     # light through coloured plastic tints the shadow: same hue, but darker than the
     # piece, and diluted
     shade = lum < median(lum[strong]) - TINTED_SHADOW_DARKER
@@ -175,7 +178,7 @@ def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], 
                 or not WEAK * CHROMA_MIN <= tint < taken_tint \
                 or angle_apart(_hue_angle(piece_hue), _hue_angle(taken_hue)) < LEFT_OUT_HUE_APART:
             continue
-        dark = np.percentile(lum_box[piece], LEFT_OUT_LIT_PERCENTILE) < 0.0
+        dark = percentile(lum_box[piece], LEFT_OUT_LIT_PERCENTILE) < 0.0
         if dark and median(score[piece]) < LEFT_OUT_DARK_EVIDENCE:
             continue
         own = (piece * 255).astype(np.uint8)

@@ -162,7 +162,7 @@ class Detector:
             crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
             hue = fg.hue[crop]
             chroma = np.hypot(hue[..., 0], hue[..., 1])   # shared by the blob's parts, read only
-            for part in refine(fg, weak, box):
+            for part in refine(fg, weak, box, chroma):
                 area = np.count_nonzero(part.mask) * res * res
                 if area < MIN_BLOB_MM2:
                     continue

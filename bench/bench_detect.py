@@ -5,7 +5,7 @@ also shows the figures from the markers alone (focal length estimated by the reg
 
 Prints found / false %, colour / size / pose %, position and heading errors, detection
 ms per frame (registration included, and without it as on video; wall clock and CPU of
-this process, which is steadier on a shared machine), each step's share (the fit step's
+this process; each frame's fastest of RUNS runs), each step's share (the fit step's
 CPU split into blobs and model fits), the same frames' JPEG decode ms, and their ratio;
 then Spike's coins (found, false, metal, centre error).
 Renders are cached (vision.scenes), so the first run is the slow one.
@@ -40,13 +40,19 @@ VARIANTS = {
 }
 
 
-def median_ms(fn, repeats: int = 3, clock=time.perf_counter) -> float:
+# Each frame is timed this many times and its fastest run kept: on a shared machine other
+# work only ever adds time (the fourth speed pass measured this way, docs/detection-speed.md);
+# the figures printed are medians over the frames of those fastest runs.
+RUNS = 5
+
+
+def fastest_ms(fn, repeats: int = RUNS, clock=time.perf_counter) -> float:
     times = []
     for _ in range(repeats):
         t = clock()
         fn()
         times.append((clock() - t) * 1000)
-    return statistics.median(times)
+    return min(times)
 
 
 def scored(score, seeds, **options):
@@ -68,13 +74,15 @@ def main() -> None:
         score.add(r.truth, detection.state, str(seed))
         per_surface.setdefault(r.spec.surface.kind, Score()).add(r.truth, detection.state)
         no_camera.add(r.truth, Detector(r.spec.layout).detect(r.image).state, str(seed))
-        full.append(median_ms(lambda: detector.detect(r.image)))
+        full.append(fastest_ms(lambda: detector.detect(r.image)))
         reg = detection.registration
-        video.append(median_ms(lambda: detector.detect(r.image, reg)))
-        video_cpu.append(median_ms(lambda: detector.detect(r.image, reg), clock=time.process_time))
-        # the registration's own time, and each later step's on video (rectifier maps built)
+        video.append(fastest_ms(lambda: detector.detect(r.image, reg)))
+        video_cpu.append(fastest_ms(lambda: detector.detect(r.image, reg), clock=time.process_time))
+        # the registration's own time, and each later step's on video (rectifier maps built),
+        # from the fastest of RUNS video runs
         steps.setdefault("register", []).append(detection.timings_ms["register"])
-        for name, ms in detector.detect(r.image, reg).timings_ms.items():
+        fastest = min((detector.detect(r.image, reg).timings_ms for _ in range(RUNS)), key=lambda t: t["total"])
+        for name, ms in fastest.items():
             if name != "register":
                 steps.setdefault(name, []).append(ms)
         # the fit step's two halves, CPU: the blobs (outline refinement, colour, masks) and
@@ -82,21 +90,23 @@ def main() -> None:
         fg = detector.segment(r.image, reg)
         found = detector._blobs(fg)
         camera = np.asarray(reg.view.position, float)
-        fit_cpu.setdefault("blobs", []).append(median_ms(lambda: detector._blobs(fg), clock=time.process_time))
+        fit_cpu.setdefault("blobs", []).append(fastest_ms(lambda: detector._blobs(fg), clock=time.process_time))
         fit_cpu.setdefault("model fits", []).append(
-            median_ms(lambda: detector._fit(found, camera), clock=time.process_time))
+            fastest_ms(lambda: detector._fit(found, camera), clock=time.process_time))
         buf = np.frombuffer(r.jpeg, np.uint8)
-        decode.append(median_ms(lambda: cv2.imdecode(buf, cv2.IMREAD_COLOR)))
+        decode.append(fastest_ms(lambda: cv2.imdecode(buf, cv2.IMREAD_COLOR)))
     print(f"held-out renders: {len(SEEDS)} (red, yellow, green, blue), intrinsics given")
     print(score.summary())
     print("markers alone (no camera.json): " + no_camera.summary().replace("\n", "\n  "))
     d, v, j = statistics.median(full), statistics.median(video), statistics.median(decode)
-    print(f"detection ms per frame (median): {d:.1f} with registration, {v:.1f} reusing it (video); "
+    print(f"detection ms per frame (median over frames of each one's fastest of {RUNS} runs): "
+          f"{d:.1f} with registration, {v:.1f} reusing it (video); "
           f"video CPU {statistics.median(video_cpu):.1f}")
     print("  steps (median ms; segment, fit, decide on video): "
           + ", ".join(f"{k} {statistics.median(t):.1f}" for k, t in steps.items()))
     print("  fit step's CPU (median ms): " + ", ".join(f"{k} {statistics.median(t):.1f}" for k, t in fit_cpu.items()))
-    print(f"JPEG decode ms per frame (median): {j:.1f}; ratio detection/decode: {d / j:.1f} (video {v / j:.1f})")
+    print(f"JPEG decode ms per frame (median, fastest of {RUNS}): {j:.1f}; "
+          f"ratio detection/decode: {d / j:.1f} (video {v / j:.1f})")
     for m in score.mistakes[:15]:
         print("  ", m)
 

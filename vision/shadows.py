@@ -22,8 +22,8 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from vision import fit as fitting
-from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, TIGHT_FIT_COST_MM,
-                           SHADOW_TOUCH_MM, _model_mask, _outline, _outline_normals, _sample, cost, offset)
+from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM,
+                           TIGHT_FIT_COST_MM, _model_mask, _outline, _outline_normals, _sample, cost, offset)
 from vision.geometry import COIN, FLAT, UPRIGHT
 from vision.medians import median
 from vision.rectify import TableGrid
@@ -350,8 +350,8 @@ def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozens
     whose silhouette holds one coloured piece's (ENCLOSED_SHARE of its model, or with
     `grid` given, of its blob within ENCLOSED_REACH_MM) is that piece, seen by faces
     that pass its light with little hue left (the hue only where the lamp comes through
-    them): its model, the coloured blob's colour. (A dark blob explained by a flat piece may be only some faces of an upright:
-    no such help.)"""
+    them): its model, the coloured blob's colour. (A dark blob explained by a flat piece
+    may be only some faces of an upright: no such help.)"""
     lit = [(k, _outline(best, camera)) for k, (b, best, _) in enumerate(chosen) if not b.dark]
     lit_blobs = [chosen[k][0] for k, _ in lit]
     out = list(chosen)

@@ -1,11 +1,12 @@
-"""vision.edges' steps across hypotheses' apparent edges, compiled (numba): each sample
-point placed, the edge map looked up there and the step across the edge measured in one
-pass, instead of numpy passes over arrays of every row's points and cv2.remap.
+"""vision.edges' arithmetic, compiled (numba): the structure tensor from a box's
+gradients, and the steps across hypotheses' apparent edges (each sample point placed,
+the edge map looked up there and the step across the edge measured in one pass),
+instead of OpenCV calls per box and numpy passes over arrays of every row's points.
 
-Bit for bit what the numpy and OpenCV calls it replaced gave (docs/detection-speed.md):
+Bit for bit what the numpy and OpenCV calls they replaced gave (docs/detection-speed.md):
 float32 throughout, in numpy's order; the look-up as OpenCV 5's bilinear remap computes
 it on an x86-64 CPU with FMA (lerp along x, then y, each a fused multiply-add; zero
-outside the picture).
+outside the picture); the tensor's channel sums in cv2.transform's order.
 """
 
 from __future__ import annotations
@@ -22,6 +23,22 @@ from vision.compiled import jit
 F32 = np.float32
 # Pixel coordinates further than this are outside any picture (and still fit an int32).
 FAR_PX = F32(2 ** 30)
+
+
+@jit()
+def structure_tensor(gx, gy, tensor, dy, dx, y0, y1, x0, x1):
+    """tensor[y, x] = (Jxx, Jxy, Jyy) for y0 <= y < y1, x0 <= x < x1 from a box's log
+    gradients gx, gy (h×w×3 float32) at [y − dy, x − dx]: the products summed over the
+    channels as cv2.transform with a row of ones sums them, ((c0 + c1) + c2) + 0 (its
+    zero shift turns −0 into +0), as cv2.multiply, cv2.transform and cv2.merge did."""
+    zero = F32(0.0)
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            a0, a1, a2 = gx[y - dy, x - dx, 0], gx[y - dy, x - dx, 1], gx[y - dy, x - dx, 2]
+            b0, b1, b2 = gy[y - dy, x - dx, 0], gy[y - dy, x - dx, 1], gy[y - dy, x - dx, 2]
+            tensor[y, x, 0] = ((a0 * a0 + a1 * a1) + a2 * a2) + zero
+            tensor[y, x, 1] = ((a0 * b0 + a1 * b1) + a2 * b2) + zero
+            tensor[y, x, 2] = ((b0 * b0 + b1 * b1) + b2 * b2) + zero
 
 
 @intrinsic

@@ -77,14 +77,8 @@ def edge_map(table_bgr: np.ndarray, grid: TableGrid, boxes: list[tuple[int, int,
         log = cv2.GaussianBlur(cv2.LUT(table_bgr[y0:y1, x0:x1], LOG_LUT), (0, 0), SMOOTH_PX)
         gx = cv2.Sobel(log, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
         gy = cv2.Sobel(log, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
-        part = cv2.merge([cv2.transform(cv2.multiply(a, b), _CHANNEL_SUM) for a, b in ((gx, gx), (gx, gy), (gy, gy))])
-        ix0, iy0 = max(x, 0), max(y, 0)
-        ix1, iy1 = min(x + w, width), min(y + h, height)
-        tensor[iy0:iy1, ix0:ix1] = part[iy0 - y0:iy1 - y0, ix0 - x0:ix1 - x0]
+        kernels.structure_tensor(gx, gy, tensor, y0, x0, max(y, 0), min(y + h, height), max(x, 0), min(x + w, width))
     return EdgeMap(tensor, grid)
-
-
-_CHANNEL_SUM = np.ones((1, 3), np.float32)
 
 
 @lru_cache(maxsize=None)

@@ -92,6 +92,10 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
     inverse = F32(1.0) / res
     by_inverse = math.frexp(res)[0] == 0.5
     flat, height, width = tensor.reshape(tensor.size), tensor.shape[0], tensor.shape[1]
+    # unsigned offsets: a signed one is tested for wrap-around at every load
+    row, one, two_u, three = np.uintp(3 * width), np.uintp(1), np.uintp(2), np.uintp(3)
+    n_samples = t.shape[0]
+    pxs, pys = np.empty(n_samples, F32), np.empty(n_samples, F32)
     # The look-up is written out here, not called: an array handed to a function, even
     # inlined, is reference-counted at each call (two atomic operations; ~1/3 of the time).
     for i in range(params.shape[0]):
@@ -105,13 +109,18 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
             dy = cy + (y + off1[g, e, 0] * s + off1[g, e, 1] * c) * scale1[g, e] - ay
             length = max(math.hypot(dx, dy), floor_len)
             nx, ny = -dy / length, dx / length
-            for k in range(t.shape[0]):
-                if by_inverse:
-                    px = (ax + t[k] * dx - x0) * inverse - half
-                    py = (ay + t[k] * dy - y0) * inverse - half
-                else:
-                    px = (ax + t[k] * dx - x0) / res - half
-                    py = (ay + t[k] * dy - y0) / res - half
+            # the sample points, in grid pixels (the choice outside the loop: inside it the
+            # compiler divided as well as multiplied and picked one, every sample)
+            if by_inverse:
+                for k in range(n_samples):
+                    pxs[k] = (ax + t[k] * dx - x0) * inverse - half
+                    pys[k] = (ay + t[k] * dy - y0) * inverse - half
+            else:
+                for k in range(n_samples):
+                    pxs[k] = (ax + t[k] * dx - x0) / res - half
+                    pys[k] = (ay + t[k] * dy - y0) / res - half
+            for k in range(n_samples):
+                px, py = pxs[k], pys[k]
                 # the edge map at (px, py): zero outside the picture (and, as OpenCV's,
                 # for a coordinate not a number or beyond FAR_PX)
                 j0 = j1 = j2 = zero
@@ -121,11 +130,13 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
                     iy -= F32(iy) > py          # above it px is a whole number)
                     wx, wy = px - F32(ix), py - F32(iy)
                     if 0 <= ix < width - 1 and 0 <= iy < height - 1:   # the usual case: all four inside
-                        above = np.uintp((iy * width + ix) * 3)   # (unsigned: no wrap-around test)
-                        below = above + np.uintp(3 * width)
-                        j0 = _lerp(wx, wy, flat[above], flat[above + 3], flat[below], flat[below + 3])
-                        j1 = _lerp(wx, wy, flat[above + 1], flat[above + 4], flat[below + 1], flat[below + 4])
-                        j2 = _lerp(wx, wy, flat[above + 2], flat[above + 5], flat[below + 2], flat[below + 5])
+                        above = np.uintp((iy * width + ix) * 3)
+                        below = above + row
+                        j0 = _lerp(wx, wy, flat[above], flat[above + three], flat[below], flat[below + three])
+                        j1 = _lerp(wx, wy, flat[above + one], flat[above + three + one],
+                                   flat[below + one], flat[below + three + one])
+                        j2 = _lerp(wx, wy, flat[above + two_u], flat[above + three + two_u],
+                                   flat[below + two_u], flat[below + three + two_u])
                     else:
                         j0 = _border(tensor, ix, iy, wx, wy, 0)
                         j1 = _border(tensor, ix, iy, wx, wy, 1)

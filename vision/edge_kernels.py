@@ -143,3 +143,91 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
                         j2 = _border(tensor, ix, iy, wx, wy, 2)
                 step2 = (nx * nx * j0 + two * nx * ny * j1) + ny * ny * j2
                 out[i, e, k] = math.sqrt(max(step2, zero))
+
+
+# A hypothesis row's kind, as the starts' codes number it (code = kind · 3 + size index).
+UPRIGHT_KIND, FLAT_KIND = 0, 1
+
+
+@jit()
+def starts(win_code, win_params, top_start, top_code, top_params, turns, corners, keeps, base, slant):
+    """vision.edge_steps' starts of the edge search for n blobs, in its order: each
+    blob's winner (win_code, win_params: n, n×3) first, then for each of its cheapest
+    fits of a (kind, size) (rows top_start[b]:top_start[b + 1] of top_code, top_params)
+    that fit and the other sizes laid where it lies: an upright about the same centre,
+    a bigger one also with the fit at each of `corners` (unit steps in its frame) at its
+    angle and each of `turns` more; a flat piece with its tail where the fit's is moved
+    `keeps` of the slant's difference (tail, nose, middle where they are); for a flat
+    fit, an upright of each size with its back edge on the fit's tail, at its angle and
+    turned. Last, each size's first upright turned by `turns`. Codes are kind · 3 + size
+    (sizes in domain.Size's order, `base` and `slant` theirs, mm). Returns each start's
+    blob, code and (x, y, angle), float64 as Python's math computed them (libm's cos and
+    sin, the same operations in the same order)."""
+    n = win_code.shape[0]
+    # per blob: the winner, 9 turned; per fit: itself and, for an upright, two sizes
+    # each with (1 + 8 corners · 4 turns), for a flat one 2 · 3 + 3 · 4
+    most = n * (1 + 3 * turns.shape[0]) + top_code.shape[0] * (1 + 2 * (1 + corners.shape[0] * (1 + turns.shape[0])))
+    owner = np.empty(most, np.int64)
+    code = np.empty(most, np.int64)
+    params = np.empty((most, 3))
+    count = 0
+    for b in range(n):
+        first = count
+        owner[count], code[count] = b, win_code[b]
+        params[count, 0], params[count, 1], params[count, 2] = win_params[b, 0], win_params[b, 1], win_params[b, 2]
+        count += 1
+        for t in range(top_start[b], top_start[b + 1]):
+            kind, size = top_code[t] // 3, top_code[t] % 3
+            x, y, angle = top_params[t, 0], top_params[t, 1], top_params[t, 2]
+            owner[count], code[count] = b, top_code[t]
+            params[count, 0], params[count, 1], params[count, 2] = x, y, angle
+            count += 1
+            ux, uy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+            for other in range(3):
+                if other == size:
+                    continue
+                if kind == UPRIGHT_KIND:
+                    owner[count], code[count] = b, UPRIGHT_KIND * 3 + other
+                    params[count, 0], params[count, 1], params[count, 2] = x, y, angle
+                    count += 1
+                    grow = (base[other] - base[size]) / 2
+                    if grow <= 0:
+                        continue
+                    for q in range(turns.shape[0] + 1):
+                        turn = 0.0 if q == 0 else turns[q - 1]
+                        a = math.radians(angle + turn)
+                        cx, cy = math.cos(a), math.sin(a)
+                        for k in range(corners.shape[0]):
+                            i, j = corners[k, 0], corners[k, 1]
+                            owner[count], code[count] = b, UPRIGHT_KIND * 3 + other
+                            params[count, 0] = x + grow * (i * cx - j * cy)
+                            params[count, 1] = y + grow * (i * cy + j * cx)
+                            params[count, 2] = angle + turn
+                            count += 1
+                    continue
+                shift = slant[size] - slant[other]
+                for k in range(keeps.shape[0]):
+                    owner[count], code[count] = b, FLAT_KIND * 3 + other
+                    params[count, 0] = x + keeps[k] * shift * ux
+                    params[count, 1] = y + keeps[k] * shift * uy
+                    params[count, 2] = angle
+                    count += 1
+            if kind == FLAT_KIND:
+                for other in range(3):
+                    half = base[other] / 2
+                    for q in range(turns.shape[0] + 1):
+                        turn = 0.0 if q == 0 else turns[q - 1]
+                        owner[count], code[count] = b, UPRIGHT_KIND * 3 + other
+                        params[count, 0], params[count, 1], params[count, 2] = x + half * ux, y + half * uy, angle + turn
+                        count += 1
+        end = count
+        for size in range(3):
+            for r in range(first, end):
+                if code[r] == UPRIGHT_KIND * 3 + size:
+                    for q in range(turns.shape[0]):
+                        owner[count], code[count] = b, code[r]
+                        params[count, 0], params[count, 1] = params[r, 0], params[r, 1]
+                        params[count, 2] = params[r, 2] + turns[q]
+                        count += 1
+                    break
+    return owner[:count], code[:count], params[:count]

@@ -23,6 +23,9 @@ from vision.compiled import jit
 F32 = np.float32
 # Pixel coordinates further than this are outside any picture (and still fit an int32).
 FAR_PX = F32(2 ** 30)
+# numpy sums up to this many values with 8 running sums (its pairwise sum's block); a
+# row's mean step is numpy's for rows of at most this many steps.
+MEAN_BLOCK = 128
 
 
 @jit()
@@ -77,13 +80,14 @@ def _border(image, ix, iy, wx, wy, c):
 
 
 @jit()
-def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
-    """The step across each edge at each sample point (into out, N·repeat × E × S), for
-    rows at params (N·repeat × 3, float32) turned by (cos, sin) of their angles.
-    ends: each edge's two ends' offsets in the piece's frame (E×2 per end) and lift
-    scales (E), for N rows (row i's pose is geometry row i // repeat); camera (x, y);
-    t: the samples' fractions along an edge; grid: (x0, y0, res) of the edge map's grid;
-    tensor: its structure tensor (H×W×3)."""
+def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out, means):
+    """The step across each edge at each sample point (into out, N·repeat × E × S, unless
+    it has no rows) and each row's mean step (into means, N·repeat; as numpy's mean of
+    out's row), for rows at params (N·repeat × 3, float32) turned by (cos, sin) of their
+    angles. ends: each edge's two ends' offsets in the piece's frame (E×2 per end) and
+    lift scales (E), for N rows (row i's pose is geometry row i // repeat); camera
+    (x, y); t: the samples' fractions along an edge; grid: (x0, y0, res) of the edge
+    map's grid; tensor: its structure tensor (H×W×3). E × S is at most MEAN_BLOCK."""
     off0, scale0, off1, scale1 = ends
     cx, cy = camera[0], camera[1]
     x0, y0, res = grid[0], grid[1], grid[2]
@@ -96,6 +100,7 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
     row, one, two_u, three = np.uintp(3 * width), np.uintp(1), np.uintp(2), np.uintp(3)
     n_samples = t.shape[0]
     pxs, pys = np.empty(n_samples, F32), np.empty(n_samples, F32)
+    row_steps, keep = np.empty(off0.shape[1] * n_samples, F32), out.shape[0] > 0
     # The look-up is written out here, not called: an array handed to a function, even
     # inlined, is reference-counted at each call (two atomic operations; ~1/3 of the time).
     for i in range(params.shape[0]):
@@ -142,7 +147,37 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
                         j1 = _border(tensor, ix, iy, wx, wy, 1)
                         j2 = _border(tensor, ix, iy, wx, wy, 2)
                 step2 = (nx * nx * j0 + two * nx * ny * j1) + ny * ny * j2
-                out[i, e, k] = math.sqrt(max(step2, zero))
+                row_steps[e * n_samples + k] = math.sqrt(max(step2, zero))
+        if keep:
+            for e in range(off0.shape[1]):
+                for k in range(n_samples):
+                    out[i, e, k] = row_steps[e * n_samples + k]
+        # numpy's mean: its pairwise sum (under MEAN_BLOCK values: 8 running sums, then
+        # those in pairs) over the count, in float32
+        n = row_steps.shape[0]
+        if n < 8:
+            total = zero
+            for k in range(n):
+                total += row_steps[k]
+        else:
+            r0, r1, r2, r3 = row_steps[0], row_steps[1], row_steps[2], row_steps[3]
+            r4, r5, r6, r7 = row_steps[4], row_steps[5], row_steps[6], row_steps[7]
+            k = 8
+            while k <= n - 8:
+                r0 += row_steps[k]
+                r1 += row_steps[k + 1]
+                r2 += row_steps[k + 2]
+                r3 += row_steps[k + 3]
+                r4 += row_steps[k + 4]
+                r5 += row_steps[k + 5]
+                r6 += row_steps[k + 6]
+                r7 += row_steps[k + 7]
+                k += 8
+            total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+            while k < n:
+                total += row_steps[k]
+                k += 1
+        means[i] = (zero + total) / F32(n)
 
 
 # A hypothesis row's kind, as the starts' codes number it (code = kind · 3 + size index).

@@ -147,22 +147,29 @@ class HypothesisRows:
         return out
 
     def scores(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
-        """Edge scores at params (N·repeat × 3, each row's poses together)."""
-        return self.steps(params, repeat).mean(axis=(1, 2))
+        """Edge scores at params (N·repeat × 3, each row's poses together): each row's
+        mean step, float32."""
+        return self._run(params, repeat, False)[1]
 
     def steps(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
-        """The step across each edge at each of its EDGE_SAMPLES (N·repeat × E × S):
-        compiled (vision.edge_kernels), the angles' sines and cosines numpy's."""
+        """The step across each edge at each of its EDGE_SAMPLES (N·repeat × E × S)."""
+        return self._run(params, repeat, True)[0]
+
+    def _run(self, params: np.ndarray, repeat: int, keep: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The steps (or an empty array, unless `keep`) and each row's mean step: compiled
+        (vision.edge_kernels), the angles' sines and cosines numpy's."""
         p = np.ascontiguousarray(params, np.float32)
         a = np.radians(p[:, 2])
         g = self.emap.grid
-        out = np.empty((len(p), self.ends[0][1].shape[1], len(EDGE_SAMPLES)), np.float32)
+        out = np.empty((len(p) if keep else 0, self.ends[0][1].shape[1], len(EDGE_SAMPLES)), np.float32)
+        means = np.empty(len(p), np.float32)
         kernels.steps(p, np.cos(a), np.sin(a), (*self.ends[0], *self.ends[1]), int(repeat), self.camera,
-                      _SAMPLES, np.array([g.x0, g.y0, g.res], np.float32), self.emap.tensor, out)
-        return out
+                      _SAMPLES, np.array([g.x0, g.y0, g.res], np.float32), self.emap.tensor, out, means)
+        return out, means
 
 
 _SAMPLES = EDGE_SAMPLES.astype(np.float32)
+assert 8 * len(_SAMPLES) <= kernels.MEAN_BLOCK   # (a pyramid has 8 edges)
 
 
 def scores(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) -> np.ndarray:

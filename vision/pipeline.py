@@ -258,10 +258,11 @@ class Detector:
         outlines = [o + (b.part.outline + 0.5) * res for o, b in zip(origins, found)]
         both = 0.5 * (rms + fitting.reverse_rms(rim, blob_of, outlines, np.array([b.part.edge_offset * res for b in found]),
                                                 [b.part.undecided for b in found], origins, res))
-        ious = fitting.silhouette_ious(hyps, params, polys, blob_of, [b.part.mask for b in found],
-                                       [b.part.undecided for b in found], origins, res)
+        ious, drawn = fitting.silhouette_ious(hyps, params, polys, blob_of, [b.part.mask for b in found],
+                                              [b.part.undecided for b in found], origins, res)
         for k, h in enumerate(hyps):
-            per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k])))
+            kept = (polys[k], (origins[h.blob], drawn[k])) if h.kind != COIN else (None, None)
+            per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k]), *kept))
         return per_blob
 
     def _refine_flats(self, chosen: list, camera: np.ndarray, direction: np.ndarray | None) -> list:

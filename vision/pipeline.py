@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import cv2
 import numpy as np
-from shapely.geometry import Polygon
+import shapely
 
 from calibration import development
 from calibration.camera import Intrinsics
@@ -398,12 +398,23 @@ def one_per_place(pieces: list[Piece]) -> list[int]:
     >>> one_per_place([a, b, c])
     [0, 2]
     """
-    polygons = [Polygon(p.footprint()) for p in pieces]
-    order = sorted(range(len(pieces)), key=lambda i: (-round(polygons[i].area), -pieces[i].confidence))
+    if not pieces:
+        return []
+    footprints = [p.footprint() for p in pieces]
+    # shapely's vectorised calls: the same geometries and areas as Polygon(...) one by one
+    polygons = shapely.polygons(shapely.linearrings(np.concatenate(footprints),
+                                                    indices=np.repeat(np.arange(len(pieces)), [len(f) for f in footprints])))
+    areas = shapely.area(polygons)
+    order = sorted(range(len(pieces)), key=lambda i: (-round(areas[i]), -pieces[i].confidence))
+    # footprints whose boxes are apart share nothing: only the others are intersected
+    x0, y0, x1, y1 = shapely.bounds(polygons).T
+    near = (x0[:, None] <= x1[None]) & (x0[None] <= x1[:, None]) & (y0[:, None] <= y1[None]) & (y0[None] <= y1[:, None])
+    i, k = np.nonzero(near & ~np.eye(len(pieces), dtype=bool))   # (each way round, as the loop asks)
+    shared = np.zeros((len(pieces), len(pieces)))
+    shared[i, k] = shapely.area(shapely.intersection(polygons[i], polygons[k]))
     kept: list[int] = []
     for i in order:
-        if all(polygons[i].intersection(polygons[k]).area
-               <= SAME_PLACE_SHARE * min(polygons[i].area, polygons[k].area) for k in kept):
+        if all(shared[i, k] <= SAME_PLACE_SHARE * min(areas[i], areas[k]) for k in kept):
             kept.append(i)
     return sorted(kept)
 

@@ -197,11 +197,12 @@ def _search(emap: EdgeMap, code: np.ndarray, params: np.ndarray, owner: np.ndarr
 _RIM = np.ones((2 * decide.SHADOW_EDGE_PX + 1,) * 2, np.uint8)
 
 
-def _model_in_box(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> np.ndarray:
-    """A hypothesis's apparent silhouette drawn in the blob's box (bool)."""
-    origin = grid.corner_mm(b.origin_px)
-    return decide._model_mask(fitting.Fit(fitting.Hypothesis(0, *key), params, 0.0, 0.0), b.part.mask.shape,
-                              origin, grid.res, camera)
+def _model_in_box(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray,
+                  fit: fitting.Fit | None = None) -> np.ndarray:
+    """A hypothesis's apparent silhouette drawn in the blob's box (bool); `fit`: the
+    blob's fit of that hypothesis and pose, if there is one (it may have it drawn)."""
+    return decide._model_mask(fit or fitting.Fit(fitting.Hypothesis(0, *key), params, 0.0, 0.0), b.part.mask.shape,
+                              grid.corner_mm(b.origin_px), grid.res, camera)
 
 
 def _rest_is_shadow(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> bool:
@@ -235,7 +236,11 @@ def _shadow_noses(chosen: list, emap: EdgeMap, camera: np.ndarray,
     (FADED_TOP_CHROMA), SOFT_NOSE_RATIO; a loose outline straight along it,
     STRAIGHT_LOOSE_RATIO."""
     flats = [k for k, (_, f, _) in enumerate(chosen) if f.hypothesis.kind == FLAT]
-    out = {k: SOFT_NOSE_RATIO for k in flats if _top_faded(chosen[k][0], chosen[k][1], emap.grid, camera)}
+    # every flat's top face at once
+    tops = hypothesis_faces(np.array([chosen[k][1].params for k in flats], float), [FLAT] * len(flats),
+                            [chosen[k][1].hypothesis.size for k in flats], camera)[:, _FLAT_TOP] if flats else []
+    out = {k: SOFT_NOSE_RATIO for k, top in zip(flats, tops)
+           if _top_faded(chosen[k][0], chosen[k][1], emap.grid, camera, top)}
     if direction is None or not flats:
         return out
     fits = [chosen[k][1] for k in flats]
@@ -252,11 +257,12 @@ def _shadow_noses(chosen: list, emap: EdgeMap, camera: np.ndarray,
     return out
 
 
-def _top_faded(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> bool:
+def _top_faded(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray, top: np.ndarray | None = None) -> bool:
     """Is a flat hypothesis's top face (within its blurred rim) tinted under
-    FADED_TOP_CHROMA?"""
+    FADED_TOP_CHROMA? `top`: its apparent corners (mm), if worked out already."""
     origin = grid.corner_mm(b.origin_px)
-    top = hypothesis_faces(np.array([fit.params], float), [FLAT], [fit.hypothesis.size], camera)[0][_FLAT_TOP]
+    if top is None:
+        top = hypothesis_faces(np.array([fit.params], float), [FLAT], [fit.hypothesis.size], camera)[0][_FLAT_TOP]
     face = cv2.erode(decide.polygon_mask(top, b.chroma.shape, origin, grid.res).astype(np.uint8), _RIM) > 0
     return bool(face.any() and median(b.chroma[face]) < FADED_TOP_CHROMA)
 
@@ -265,7 +271,7 @@ def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> b
     """Is a flat hypothesis's nose half (of the blob within it) tinted under
     decide.TINT_SHARE of its tail half: a shadow's diluted tint, not plastic?"""
     h = fit.hypothesis
-    ys, xs = np.nonzero(_model_in_box(b, (h.kind, h.size), fit.params, grid, camera) & (b.part.mask > 0))
+    ys, xs = np.nonzero(_model_in_box(b, (h.kind, h.size), fit.params, grid, camera, fit) & (b.part.mask > 0))
     if len(xs) < 2:
         return False
     origin = grid.corner_mm(b.origin_px)

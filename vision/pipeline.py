@@ -35,7 +35,7 @@ from domain import Coin, Piece, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
-from vision import colour_reading, heading, memory
+from vision import colour_reading, heading, memory, segment_kernels
 from vision.faint_faces import faint_faces_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, to_piece
@@ -161,7 +161,8 @@ class Detector:
                 continue  # a hand or an arm over the table, not pieces
             crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
             hue = fg.hue[crop]
-            chroma = np.hypot(hue[..., 0], hue[..., 1])   # shared by the blob's parts, read only
+            chroma = np.empty(hue.shape[:2], np.float32)   # shared by the blob's parts, read only
+            segment_kernels.hue_length(hue, chroma)
             for part in refine(fg, weak, box, chroma):
                 area = np.count_nonzero(part.mask) * res * res
                 if area < MIN_BLOB_MM2:

@@ -22,10 +22,10 @@ import numpy as np
 from shapely.geometry import Polygon
 
 from vision import fit as fitting
-from vision import mask_kernels
 from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, TIGHT_FIT_COST_MM,
                            SHADOW_TOUCH_MM, _model_mask, _outline, _outline_normals, _sample, cost, offset)
 from vision.geometry import COIN, FLAT, UPRIGHT
+from vision.mask_kernels import window_sums
 from vision.medians import median
 from vision.rectify import TableGrid
 
@@ -119,7 +119,7 @@ def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray
     centres = np.round(centres_px).astype(np.int64)
     # each window's shade: its count and its pixels' column and row sums (compiled)
     sums = np.empty((len(centres), 3), np.int64)
-    mask_kernels.window_sums(lum, lum.dtype.type(SHADE_LOG), pieces, centres, reach, sums)
+    window_sums(lum, lum.dtype.type(SHADE_LOG), pieces, centres, reach, sums)
     for (col, row), (count, sum_x, sum_y) in zip(centres, sums):
         y0, x0 = max(row - reach, 0), max(col - reach, 0)
         if count * res * res < SHADE_MIN_MM2:

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from calibration import colour_kernels as kernels
 from domain import Color, InputError, read_json_file
 
 TRANSLUCENT, OPAQUE = "translucent", "opaque"
@@ -58,6 +59,7 @@ def _weighted(v: np.ndarray) -> np.ndarray:
 
 # A brightness b added to every channel, weighted.
 _WEIGHTED_GREY = _weighted(np.ones(3))
+_GREY_GREY = _WEIGHTED_GREY @ _WEIGHTED_GREY
 
 
 @dataclass(frozen=True)
@@ -80,22 +82,28 @@ class ColourModel:
         """For each measurement, the paleness k, show-through w and brightness b that best
         explain it (k·appearance + w·table + b on every channel), and the weighted residual
         (N×3). `faint`: also consider faint readings where they can be told (_faint_ok)."""
+        return self._explain(_Readings(observed, table), faint)[:4]
+
+    def _explain(self, rd: "_Readings", faint: bool) -> tuple[np.ndarray, ...]:
+        """`explain` of readings whose model-free parts are worked out (`rd`), and each
+        residual's length."""
         kk, ww, lo, hi = _search_grid(self.kind, self.brightness, faint)
-        m, t, obs, grey = _weighted(np.asarray(self.appearance)), _weighted(table), _weighted(observed), _WEIGHTED_GREY
-        # the squared residual |obs - k·m - w·t - b·grey|² over the whole grid (N×G), from
-        # dot products: a fraction of the work of forming every residual
-        om, ot, mt = obs @ m, np.sum(obs * t, axis=1), t @ m
-        r_grey = (obs @ grey)[:, None] - kk * (m @ grey) - (t @ grey)[:, None] * ww       # residual · grey
-        r_sq = (np.sum(obs * obs, axis=1)[:, None] + kk * kk * (m @ m) + np.sum(t * t, axis=1)[:, None] * (ww * ww)
-                - 2 * kk * om[:, None] - 2 * ot[:, None] * ww + 2 * mt[:, None] * (kk * ww))
-        # the best brightness (added to every channel) in its range: a projection on grey
-        b = np.clip(r_grey / (grey @ grey), lo, hi)
-        cost = r_sq - 2 * b * r_grey + b * b * (grey @ grey)
-        cost[~_faint_ok(observed, table)[:, None] & (kk < K_MIN)[None, :]] = np.inf
-        best = np.argmin(cost, axis=1)
-        rows = np.arange(len(observed))
-        k, w, b = kk[best], ww[best], b[rows, best]
-        return k, w, b, obs - k[:, None] * m - w[:, None] * t - b[:, None] * grey
+        m, m_grey, m_m = self._weighted
+        # the squared residual |obs - k·m - w·t - b·grey|² over the whole grid from dot
+        # products (a fraction of the work of forming every residual), with the best
+        # brightness (added to every channel) in its range, a projection on grey: the
+        # least on the grid, compiled (calibration.colour_kernels)
+        n = len(rd.obs)
+        best, b, residual, norm = np.empty(n, np.int64), np.empty(n), np.empty((n, 3)), np.empty(n)
+        kernels.grid_search(rd.og, rd.tg, rd.oo, rd.tt, rd.ot, rd.obs @ m, rd.t @ m, rd.faint_ok, kk, ww, lo, hi,
+                            m_grey, m_m, _GREY_GREY, K_MIN, rd.obs, rd.t, m, _WEIGHTED_GREY, best, b, residual, norm)
+        return kk[best], ww[best], b, residual, norm
+
+    @functools.cached_property
+    def _weighted(self) -> tuple[np.ndarray, float, float]:
+        """The appearance weighted (_weighted), and its dot products with grey and itself."""
+        m = _weighted(np.asarray(self.appearance))
+        return m, m @ _WEIGHTED_GREY, m @ m
 
 
 # Translucent plastic seen with a lamp or window mirrored in its faces is paler than on
@@ -143,6 +151,19 @@ def _faint_ok(observed: np.ndarray, table: np.ndarray) -> np.ndarray:
     change = observed - table
     tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
     return (tint >= FAINT_TINT) & (table.min(axis=1) >= FAINT_TABLE_MIN)
+
+
+class _Readings:
+    """Measurements (observed, table: N×3 log colours) weighted (_weighted), with their dot
+    products with grey and each other and whether a faint piece can be told (_faint_ok):
+    what `ColourModel.explain` needs of them whatever the model."""
+
+    def __init__(self, observed: np.ndarray, table: np.ndarray):
+        self.obs, self.t = _weighted(observed), _weighted(table)
+        self.og, self.tg = self.obs @ _WEIGHTED_GREY, self.t @ _WEIGHTED_GREY
+        self.oo, self.tt = np.sum(self.obs * self.obs, axis=1), np.sum(self.t * self.t, axis=1)
+        self.ot = np.sum(self.obs * self.t, axis=1)
+        self.faint_ok = _faint_ok(observed, table)
 
 
 # A game in play uses only some colours (WarpShips: red, yellow, green and blue). A
@@ -202,11 +223,12 @@ class ColourModels:
         tables = np.concatenate([table, np.tile(table[lit], (len(_MIRROR), 1))])
         charge = MIRROR_COST * np.repeat(_MIRROR, len(lit))
         out = np.empty((n, len(self.models)))
+        plain, tried = _Readings(observed, table), _Readings(variants, tables)
         for j, m in enumerate(self.models):
             if m.kind == OPAQUE:   # what black or white mirrors is in its brightness range
-                out[:, j] = np.linalg.norm(m.explain(observed, table)[-1], axis=1) / m.spread
+                out[:, j] = m._explain(plain, True)[-1] / m.spread
             else:
-                d = np.linalg.norm(m.explain(variants, tables)[-1], axis=1) / m.spread
+                d = m._explain(tried, True)[-1] / m.spread
                 out[:, j] = d[:n]
                 if len(lit):
                     out[lit, j] = np.minimum(d[:n][lit], (d[n:] + charge).reshape(len(_MIRROR), -1).min(axis=0))

@@ -144,8 +144,7 @@ EDGE_POINTS = 96
 def _outline_normals(fit: fitting.Fit, camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """EDGE_POINTS points evenly spaced along a pyramid hypothesis's apparent outline
     (mm) and the outward unit normal at each."""
-    h = fit.hypothesis
-    pts = fitting.perimeter_points([silhouette(h.kind, h.size, fit.params, camera)], EDGE_POINTS)[0]  # type: ignore[arg-type]
+    pts = fitting.perimeter_points([outline_of(fit, camera)], EDGE_POINTS)[0]
     tangent = np.roll(pts, -1, axis=0) - np.roll(pts, 1, axis=0)
     normal = np.column_stack([tangent[:, 1], -tangent[:, 0]]) / np.maximum(np.hypot(*tangent.T), 1e-9)[:, None]
     normal *= np.sign(np.sum(normal * (pts - pts.mean(axis=0)), axis=1))[:, None]  # outwards: the outline is convex
@@ -192,7 +191,7 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
     if rival is None or cost(rival) > cost(best) + FACE_SWAP_COST_MM or rival.iou < IOU_MIN:
         return best
     origin = grid.corner_mm(b.origin_px)
-    step = _step_beyond(rival, silhouette(UPRIGHT, h.size, best.params, camera), b, origin, grid.res, camera)  # type: ignore[arg-type]
+    step = _step_beyond(rival, outline_of(best, camera), b, origin, grid.res, camera)
     if step is None:
         return best
     return rival if step > FACE_DARKER or step < -SHADOW_STARTS else best
@@ -234,7 +233,7 @@ def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, g
         return best
     size = _SIZES.index(h.size)  # type: ignore[arg-type]
     origin = grid.corner_mm(b.origin_px)
-    mine = silhouette(FLAT, h.size, best.params, camera)  # type: ignore[arg-type]
+    mine = outline_of(best, camera)
     for f in options:
         fh = f.hypothesis
         if fh.kind != UPRIGHT or _SIZES.index(fh.size) <= size or f.iou < IOU_MIN \
@@ -259,9 +258,19 @@ def tinted_shadow(lum: np.ndarray, chroma: np.ndarray, inner: np.ndarray) -> np.
 
 def _model_mask(fit: fitting.Fit, shape: tuple[int, int], origin_mm: np.ndarray, res: float,
                 camera: np.ndarray) -> np.ndarray:
-    """A pyramid hypothesis's apparent silhouette drawn in a blob's box (bool)."""
+    """A pyramid hypothesis's apparent silhouette drawn in a blob's box (bool): as the
+    fit drew it, if it did in this box."""
+    if fit.drawn is not None and fit.drawn[1].shape == shape and np.array_equal(fit.drawn[0], origin_mm):
+        return fit.drawn[1] > 0
+    return polygon_mask(outline_of(fit, camera), shape, origin_mm, res)
+
+
+def outline_of(fit: fitting.Fit, camera: np.ndarray) -> np.ndarray:
+    """A pyramid hypothesis's apparent outline (geometry.silhouette): the fit's, if kept."""
+    if fit.outline is not None:
+        return fit.outline
     h = fit.hypothesis
-    return polygon_mask(silhouette(h.kind, h.size, fit.params, camera), shape, origin_mm, res)  # type: ignore[arg-type]
+    return silhouette(h.kind, h.size, fit.params, camera)  # type: ignore[arg-type]
 
 
 def polygon_mask(poly_mm: np.ndarray, shape: tuple[int, int], origin_mm: np.ndarray, res: float) -> np.ndarray:
@@ -343,4 +352,4 @@ def _outline(fit: fitting.Fit, camera: np.ndarray) -> Polygon:
     h = fit.hypothesis
     if h.kind == COIN:
         return Point(fit.params[:2]).buffer(h.coin.diameter / 2)  # type: ignore[union-attr]
-    return Polygon(silhouette(h.kind, h.size, fit.params, camera))  # type: ignore[arg-type]
+    return Polygon(outline_of(fit, camera))

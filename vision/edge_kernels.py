@@ -1,11 +1,12 @@
-"""vision.edges' steps across hypotheses' apparent edges, compiled (numba): each sample
-point placed, the edge map looked up there and the step across the edge measured in one
-pass, instead of numpy passes over arrays of every row's points and cv2.remap.
+"""vision.edges' arithmetic, compiled (numba): the structure tensor from a box's
+gradients, and the steps across hypotheses' apparent edges (each sample point placed,
+the edge map looked up there and the step across the edge measured in one pass),
+instead of OpenCV calls per box and numpy passes over arrays of every row's points.
 
-Bit for bit what the numpy and OpenCV calls it replaced gave (docs/detection-speed.md):
+Bit for bit what the numpy and OpenCV calls they replaced gave (docs/detection-speed.md):
 float32 throughout, in numpy's order; the look-up as OpenCV 5's bilinear remap computes
 it on an x86-64 CPU with FMA (lerp along x, then y, each a fused multiply-add; zero
-outside the picture).
+outside the picture); the tensor's channel sums in cv2.transform's order.
 """
 
 from __future__ import annotations
@@ -22,6 +23,25 @@ from vision.compiled import jit
 F32 = np.float32
 # Pixel coordinates further than this are outside any picture (and still fit an int32).
 FAR_PX = F32(2 ** 30)
+# numpy sums up to this many values with 8 running sums (its pairwise sum's block); a
+# row's mean step is numpy's for rows of at most this many steps.
+MEAN_BLOCK = 128
+
+
+@jit()
+def structure_tensor(gx, gy, tensor, dy, dx, y0, y1, x0, x1):
+    """tensor[y, x] = (Jxx, Jxy, Jyy) for y0 <= y < y1, x0 <= x < x1 from a box's log
+    gradients gx, gy (h×w×3 float32) at [y − dy, x − dx]: the products summed over the
+    channels as cv2.transform with a row of ones sums them, ((c0 + c1) + c2) + 0 (its
+    zero shift turns −0 into +0), as cv2.multiply, cv2.transform and cv2.merge did."""
+    zero = F32(0.0)
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            a0, a1, a2 = gx[y - dy, x - dx, 0], gx[y - dy, x - dx, 1], gx[y - dy, x - dx, 2]
+            b0, b1, b2 = gy[y - dy, x - dx, 0], gy[y - dy, x - dx, 1], gy[y - dy, x - dx, 2]
+            tensor[y, x, 0] = ((a0 * a0 + a1 * a1) + a2 * a2) + zero
+            tensor[y, x, 1] = ((a0 * b0 + a1 * b1) + a2 * b2) + zero
+            tensor[y, x, 2] = ((b0 * b0 + b1 * b1) + b2 * b2) + zero
 
 
 @intrinsic
@@ -60,13 +80,14 @@ def _border(image, ix, iy, wx, wy, c):
 
 
 @jit()
-def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
-    """The step across each edge at each sample point (into out, N·repeat × E × S), for
-    rows at params (N·repeat × 3, float32) turned by (cos, sin) of their angles.
-    ends: each edge's two ends' offsets in the piece's frame (E×2 per end) and lift
-    scales (E), for N rows (row i's pose is geometry row i // repeat); camera (x, y);
-    t: the samples' fractions along an edge; grid: (x0, y0, res) of the edge map's grid;
-    tensor: its structure tensor (H×W×3)."""
+def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out, means):
+    """The step across each edge at each sample point (into out, N·repeat × E × S, unless
+    it has no rows) and each row's mean step (into means, N·repeat; as numpy's mean of
+    out's row), for rows at params (N·repeat × 3, float32) turned by (cos, sin) of their
+    angles. ends: each edge's two ends' offsets in the piece's frame (E×2 per end) and
+    lift scales (E), for N rows (row i's pose is geometry row i // repeat); camera
+    (x, y); t: the samples' fractions along an edge; grid: (x0, y0, res) of the edge
+    map's grid; tensor: its structure tensor (H×W×3). E × S is at most MEAN_BLOCK."""
     off0, scale0, off1, scale1 = ends
     cx, cy = camera[0], camera[1]
     x0, y0, res = grid[0], grid[1], grid[2]
@@ -75,6 +96,11 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
     inverse = F32(1.0) / res
     by_inverse = math.frexp(res)[0] == 0.5
     flat, height, width = tensor.reshape(tensor.size), tensor.shape[0], tensor.shape[1]
+    # unsigned offsets: a signed one is tested for wrap-around at every load
+    row, one, two_u, three = np.uintp(3 * width), np.uintp(1), np.uintp(2), np.uintp(3)
+    n_samples = t.shape[0]
+    pxs, pys = np.empty(n_samples, F32), np.empty(n_samples, F32)
+    row_steps, keep = np.empty(off0.shape[1] * n_samples, F32), out.shape[0] > 0
     # The look-up is written out here, not called: an array handed to a function, even
     # inlined, is reference-counted at each call (two atomic operations; ~1/3 of the time).
     for i in range(params.shape[0]):
@@ -88,13 +114,18 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
             dy = cy + (y + off1[g, e, 0] * s + off1[g, e, 1] * c) * scale1[g, e] - ay
             length = max(math.hypot(dx, dy), floor_len)
             nx, ny = -dy / length, dx / length
-            for k in range(t.shape[0]):
-                if by_inverse:
-                    px = (ax + t[k] * dx - x0) * inverse - half
-                    py = (ay + t[k] * dy - y0) * inverse - half
-                else:
-                    px = (ax + t[k] * dx - x0) / res - half
-                    py = (ay + t[k] * dy - y0) / res - half
+            # the sample points, in grid pixels (the choice outside the loop: inside it the
+            # compiler divided as well as multiplied and picked one, every sample)
+            if by_inverse:
+                for k in range(n_samples):
+                    pxs[k] = (ax + t[k] * dx - x0) * inverse - half
+                    pys[k] = (ay + t[k] * dy - y0) * inverse - half
+            else:
+                for k in range(n_samples):
+                    pxs[k] = (ax + t[k] * dx - x0) / res - half
+                    pys[k] = (ay + t[k] * dy - y0) / res - half
+            for k in range(n_samples):
+                px, py = pxs[k], pys[k]
                 # the edge map at (px, py): zero outside the picture (and, as OpenCV's,
                 # for a coordinate not a number or beyond FAR_PX)
                 j0 = j1 = j2 = zero
@@ -104,14 +135,134 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out):
                     iy -= F32(iy) > py          # above it px is a whole number)
                     wx, wy = px - F32(ix), py - F32(iy)
                     if 0 <= ix < width - 1 and 0 <= iy < height - 1:   # the usual case: all four inside
-                        above = np.uintp((iy * width + ix) * 3)   # (unsigned: no wrap-around test)
-                        below = above + np.uintp(3 * width)
-                        j0 = _lerp(wx, wy, flat[above], flat[above + 3], flat[below], flat[below + 3])
-                        j1 = _lerp(wx, wy, flat[above + 1], flat[above + 4], flat[below + 1], flat[below + 4])
-                        j2 = _lerp(wx, wy, flat[above + 2], flat[above + 5], flat[below + 2], flat[below + 5])
+                        above = np.uintp((iy * width + ix) * 3)
+                        below = above + row
+                        j0 = _lerp(wx, wy, flat[above], flat[above + three], flat[below], flat[below + three])
+                        j1 = _lerp(wx, wy, flat[above + one], flat[above + three + one],
+                                   flat[below + one], flat[below + three + one])
+                        j2 = _lerp(wx, wy, flat[above + two_u], flat[above + three + two_u],
+                                   flat[below + two_u], flat[below + three + two_u])
                     else:
                         j0 = _border(tensor, ix, iy, wx, wy, 0)
                         j1 = _border(tensor, ix, iy, wx, wy, 1)
                         j2 = _border(tensor, ix, iy, wx, wy, 2)
                 step2 = (nx * nx * j0 + two * nx * ny * j1) + ny * ny * j2
-                out[i, e, k] = math.sqrt(max(step2, zero))
+                row_steps[e * n_samples + k] = math.sqrt(max(step2, zero))
+        if keep:
+            for e in range(off0.shape[1]):
+                for k in range(n_samples):
+                    out[i, e, k] = row_steps[e * n_samples + k]
+        # numpy's mean: its pairwise sum (under MEAN_BLOCK values: 8 running sums, then
+        # those in pairs) over the count, in float32
+        n = row_steps.shape[0]
+        if n < 8:
+            total = zero
+            for k in range(n):
+                total += row_steps[k]
+        else:
+            r0, r1, r2, r3 = row_steps[0], row_steps[1], row_steps[2], row_steps[3]
+            r4, r5, r6, r7 = row_steps[4], row_steps[5], row_steps[6], row_steps[7]
+            k = 8
+            while k <= n - 8:
+                r0 += row_steps[k]
+                r1 += row_steps[k + 1]
+                r2 += row_steps[k + 2]
+                r3 += row_steps[k + 3]
+                r4 += row_steps[k + 4]
+                r5 += row_steps[k + 5]
+                r6 += row_steps[k + 6]
+                r7 += row_steps[k + 7]
+                k += 8
+            total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+            while k < n:
+                total += row_steps[k]
+                k += 1
+        means[i] = (zero + total) / F32(n)
+
+
+# A hypothesis row's kind, as the starts' codes number it (code = kind · 3 + size index).
+UPRIGHT_KIND, FLAT_KIND = 0, 1
+
+
+@jit()
+def starts(win_code, win_params, top_start, top_code, top_params, turns, corners, keeps, base, slant):
+    """vision.edge_steps' starts of the edge search for n blobs, in its order: each
+    blob's winner (win_code, win_params: n, n×3) first, then for each of its cheapest
+    fits of a (kind, size) (rows top_start[b]:top_start[b + 1] of top_code, top_params)
+    that fit and the other sizes laid where it lies: an upright about the same centre,
+    a bigger one also with the fit at each of `corners` (unit steps in its frame) at its
+    angle and each of `turns` more; a flat piece with its tail where the fit's is moved
+    `keeps` of the slant's difference (tail, nose, middle where they are); for a flat
+    fit, an upright of each size with its back edge on the fit's tail, at its angle and
+    turned. Last, each size's first upright turned by `turns`. Codes are kind · 3 + size
+    (sizes in domain.Size's order, `base` and `slant` theirs, mm). Returns each start's
+    blob, code and (x, y, angle), float64 as Python's math computed them (libm's cos and
+    sin, the same operations in the same order)."""
+    n = win_code.shape[0]
+    # per blob: the winner, 9 turned; per fit: itself and, for an upright, two sizes
+    # each with (1 + 8 corners · 4 turns), for a flat one 2 · 3 + 3 · 4
+    most = n * (1 + 3 * turns.shape[0]) + top_code.shape[0] * (1 + 2 * (1 + corners.shape[0] * (1 + turns.shape[0])))
+    owner = np.empty(most, np.int64)
+    code = np.empty(most, np.int64)
+    params = np.empty((most, 3))
+    count = 0
+    for b in range(n):
+        first = count
+        owner[count], code[count] = b, win_code[b]
+        params[count, 0], params[count, 1], params[count, 2] = win_params[b, 0], win_params[b, 1], win_params[b, 2]
+        count += 1
+        for t in range(top_start[b], top_start[b + 1]):
+            kind, size = top_code[t] // 3, top_code[t] % 3
+            x, y, angle = top_params[t, 0], top_params[t, 1], top_params[t, 2]
+            owner[count], code[count] = b, top_code[t]
+            params[count, 0], params[count, 1], params[count, 2] = x, y, angle
+            count += 1
+            ux, uy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+            for other in range(3):
+                if other == size:
+                    continue
+                if kind == UPRIGHT_KIND:
+                    owner[count], code[count] = b, UPRIGHT_KIND * 3 + other
+                    params[count, 0], params[count, 1], params[count, 2] = x, y, angle
+                    count += 1
+                    grow = (base[other] - base[size]) / 2
+                    if grow <= 0:
+                        continue
+                    for q in range(turns.shape[0] + 1):
+                        turn = 0.0 if q == 0 else turns[q - 1]
+                        a = math.radians(angle + turn)
+                        cx, cy = math.cos(a), math.sin(a)
+                        for k in range(corners.shape[0]):
+                            i, j = corners[k, 0], corners[k, 1]
+                            owner[count], code[count] = b, UPRIGHT_KIND * 3 + other
+                            params[count, 0] = x + grow * (i * cx - j * cy)
+                            params[count, 1] = y + grow * (i * cy + j * cx)
+                            params[count, 2] = angle + turn
+                            count += 1
+                    continue
+                shift = slant[size] - slant[other]
+                for k in range(keeps.shape[0]):
+                    owner[count], code[count] = b, FLAT_KIND * 3 + other
+                    params[count, 0] = x + keeps[k] * shift * ux
+                    params[count, 1] = y + keeps[k] * shift * uy
+                    params[count, 2] = angle
+                    count += 1
+            if kind == FLAT_KIND:
+                for other in range(3):
+                    half = base[other] / 2
+                    for q in range(turns.shape[0] + 1):
+                        turn = 0.0 if q == 0 else turns[q - 1]
+                        owner[count], code[count] = b, UPRIGHT_KIND * 3 + other
+                        params[count, 0], params[count, 1], params[count, 2] = x + half * ux, y + half * uy, angle + turn
+                        count += 1
+        end = count
+        for size in range(3):
+            for r in range(first, end):
+                if code[r] == UPRIGHT_KIND * 3 + size:
+                    for q in range(turns.shape[0]):
+                        owner[count], code[count] = b, code[r]
+                        params[count, 0], params[count, 1] = params[r, 0], params[r, 1]
+                        params[count, 2] = params[r, 2] + turns[q]
+                        count += 1
+                    break
+    return owner[:count], code[:count], params[:count]

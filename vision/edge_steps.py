@@ -52,7 +52,8 @@ import numpy as np
 from domain import Size
 from vision import decide
 from vision import fit as fitting
-from vision.edges import EdgeMap, HypothesisRows, ascend, best_of_groups, nose_softness
+from vision import edge_kernels as kernels
+from vision.edges import CODE, KEYS, EdgeMap, HypothesisRows, ascend, best_of_groups, nose_softness
 from vision.geometry import COIN, FLAT, UPRIGHT, hypothesis_faces
 from vision.medians import median
 from vision.rectify import TableGrid
@@ -134,83 +135,60 @@ FADED_TOP_CHROMA = 0.35
 _FLAT_TOP = 4   # the top face's index in geometry.model's flat faces
 
 
-def _starts(best: fitting.Fit, options: list[fitting.Fit]) -> list[tuple[str, Size, tuple[float, float, float]]]:
-    """Where to search each size and pose from: the cheapest fit of each, the other sizes
-    laid where it lies (an upright about the same centre, a bigger one also with the fit
-    in any corner or at any side of it; a flat piece by its tail, its nose or its middle;
-    an upright with its back edge on a flat fit's tail), the winner itself first, and
-    uprights turned (UPRIGHT_TURNS).
-    Poses as plain (x, y, angle) tuples: a few dozen a blob, made faster without arrays."""
-    top: dict[tuple[str, Size], tuple[float, fitting.Fit]] = {}
-    for f in options:
-        h = f.hypothesis
-        if h.kind == COIN or f.iou < decide.IOU_MIN:
-            continue
-        c = decide.cost(f)
-        if (h.kind, h.size) not in top or c < top[(h.kind, h.size)][0]:
-            top[(h.kind, h.size)] = (c, f)
-    out = [(best.hypothesis.kind, best.hypothesis.size, tuple(float(v) for v in best.params))]
-    for (kind, size), (_, f) in top.items():
-        x, y, angle = (float(v) for v in f.params)
-        out.append((kind, size, (x, y, angle)))
-        ux, uy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-        for other in Size:
-            if other is size:
+def _starts(chosen: list, all_options: list[list[fitting.Fit]], blobs: list[int]) -> tuple[np.ndarray, ...]:
+    """Where to search each of the `blobs` (indices in `chosen`, with their fitted
+    options) from: the cheapest fit of each size and pose, the other sizes laid where it
+    lies (an upright about the same centre, a bigger one also with the fit in any corner
+    or at any side of it, at its angle and turned: a blob of only the lit faces is the
+    corner or side of the piece, whose centre is then off the blob's; a flat piece by its
+    tail, its nose or its middle; an upright with its back edge on a flat fit's tail), the
+    winner itself first, and uprights turned (UPRIGHT_TURNS). Returns each start's blob
+    (index in `chosen`), (kind, size) code (edges.KEYS) and pose (x, y, angle), made by a
+    compiled loop (vision.edge_kernels.starts)."""
+    win_code, win_params, top_start, top_code, top_params = [], [], [0], [], []
+    for i in blobs:
+        best = chosen[i][1]
+        top: dict[tuple[str, Size], tuple[float, fitting.Fit]] = {}
+        for f in all_options[i]:
+            h = f.hypothesis
+            if h.kind == COIN or f.iou < decide.IOU_MIN:
                 continue
-            if kind == UPRIGHT:
-                out.append((UPRIGHT, other, (x, y, angle)))
-                out += _around(other, x, y, angle, (other.base - size.base) / 2)
-                continue
-            shift = size.slant - other.slant
-            for keep in (0.0, 1.0, 0.5):   # tail, nose, middle where they are
-                out.append((FLAT, other, (x + keep * shift * ux, y + keep * shift * uy, angle)))
-        if kind == FLAT:   # an upright at the tail, its shadow taken for the rest of a flat piece
-            for other in Size:
-                half = other.base / 2
-                out += [(UPRIGHT, other, (x + half * ux, y + half * uy, angle + turn))
-                        for turn in (0.0,) + UPRIGHT_TURNS]
-    turned = []
-    for size in Size:
-        first = next((p for k, z, p in out if k == UPRIGHT and z is size), None)
-        if first is not None:
-            turned += [(UPRIGHT, size, (first[0], first[1], first[2] + turn)) for turn in UPRIGHT_TURNS]
-    return out + turned
+            c = decide.cost(f)
+            if (h.kind, h.size) not in top or c < top[(h.kind, h.size)][0]:
+                top[(h.kind, h.size)] = (c, f)
+        win_code.append(CODE[best.hypothesis.kind, best.hypothesis.size])
+        win_params.append(best.params)
+        top_code += [CODE[key] for key in top]
+        top_params += [f.params for _, f in top.values()]
+        top_start.append(len(top_code))
+    owner, code, params = kernels.starts(np.array(win_code, np.int64), np.array(win_params, float),
+                                         np.array(top_start, np.int64), np.array(top_code, np.int64),
+                                         np.array(top_params, float).reshape(-1, 3), _TURNS, _CORNERS_AND_SIDES,
+                                         _KEEPS, _BASES, _SLANTS)
+    return np.array(blobs)[owner], code, params
 
 
 # Unit steps to a square's corners and the middles of its sides, in its own frame.
-_CORNERS_AND_SIDES = ((1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1))
+_CORNERS_AND_SIDES = np.array(((1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1)), float)
+# A flat piece of another size laid with its tail, nose or middle where the fit's is:
+# its tail moved this share of the slants' difference along the heading.
+_KEEPS = np.array((0.0, 1.0, 0.5))
+_TURNS = np.array(UPRIGHT_TURNS)
+_BASES, _SLANTS = np.array([s.base for s in Size]), np.array([s.slant for s in Size])
 
 
-def _around(size: Size, x: float, y: float, angle: float,
-            grow: float) -> list[tuple[str, Size, tuple[float, float, float]]]:
-    """A bigger upright (by `grow` mm each way) holding a smaller one's fit at (x, y,
-    angle) in any corner or at any side, at that angle and turned: a blob of only the lit
-    faces is the corner or side of the piece, whose centre is then off the blob's."""
-    if grow <= 0:
-        return []
-    out = []
-    for turn in (0.0,) + UPRIGHT_TURNS:
-        a = math.radians(angle + turn)
-        ux, uy = math.cos(a), math.sin(a)
-        out += [(UPRIGHT, size, (x + grow * (i * ux - j * uy), y + grow * (i * uy + j * ux), angle + turn))
-                for i, j in _CORNERS_AND_SIDES]
-    return out
-
-
-def _search(emap: EdgeMap, starts: list[tuple[str, Size, tuple[float, float, float]]], owner: np.ndarray,
+def _search(emap: EdgeMap, code: np.ndarray, params: np.ndarray, owner: np.ndarray,
             camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Refined params and edge scores of the starts (score -1: not searched from). Each
     owner's first start (its winner) is searched from, and of its other starts of each
     size and pose the STARTS_REFINED whose edges already lie best."""
-    kinds, sizes = [s[0] for s in starts], [s[1] for s in starts]
-    params = np.array([s[2] for s in starts], float)
-    rows_all = HypothesisRows(kinds, sizes, camera, emap)
+    rows_all = HypothesisRows(code, camera, emap)
     first = rows_all.scores(params)
-    keep = np.zeros(len(starts), bool)
+    keep = np.zeros(len(code), bool)
     keep[np.r_[0, np.flatnonzero(owner[1:] != owner[:-1]) + 1]] = True
-    keep[best_of_groups(owner * (rows_all.which.max() + 1) + rows_all.which, first, STARTS_REFINED)] = True
+    keep[best_of_groups(owner * len(KEYS) + code, first, STARTS_REFINED)] = True
     idx = np.flatnonzero(keep)
-    score = np.full(len(starts), -1.0)
+    score = np.full(len(code), -1.0)
     params[idx], score[idx] = ascend(rows_all.take(idx), params[idx], first[idx])
     return params, score
 
@@ -219,11 +197,12 @@ def _search(emap: EdgeMap, starts: list[tuple[str, Size, tuple[float, float, flo
 _RIM = np.ones((2 * decide.SHADOW_EDGE_PX + 1,) * 2, np.uint8)
 
 
-def _model_in_box(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> np.ndarray:
-    """A hypothesis's apparent silhouette drawn in the blob's box (bool)."""
-    origin = grid.corner_mm(b.origin_px)
-    return decide._model_mask(fitting.Fit(fitting.Hypothesis(0, *key), params, 0.0, 0.0), b.part.mask.shape,
-                              origin, grid.res, camera)
+def _model_in_box(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray,
+                  fit: fitting.Fit | None = None) -> np.ndarray:
+    """A hypothesis's apparent silhouette drawn in the blob's box (bool); `fit`: the
+    blob's fit of that hypothesis and pose, if there is one (it may have it drawn)."""
+    return decide._model_mask(fit or fitting.Fit(fitting.Hypothesis(0, *key), params, 0.0, 0.0), b.part.mask.shape,
+                              grid.corner_mm(b.origin_px), grid.res, camera)
 
 
 def _rest_is_shadow(b, key: tuple[str, Size], params: np.ndarray, grid: TableGrid, camera: np.ndarray) -> bool:
@@ -257,7 +236,11 @@ def _shadow_noses(chosen: list, emap: EdgeMap, camera: np.ndarray,
     (FADED_TOP_CHROMA), SOFT_NOSE_RATIO; a loose outline straight along it,
     STRAIGHT_LOOSE_RATIO."""
     flats = [k for k, (_, f, _) in enumerate(chosen) if f.hypothesis.kind == FLAT]
-    out = {k: SOFT_NOSE_RATIO for k in flats if _top_faded(chosen[k][0], chosen[k][1], emap.grid, camera)}
+    # every flat's top face at once
+    tops = hypothesis_faces(np.array([chosen[k][1].params for k in flats], float), [FLAT] * len(flats),
+                            [chosen[k][1].hypothesis.size for k in flats], camera)[:, _FLAT_TOP] if flats else []
+    out = {k: SOFT_NOSE_RATIO for k, top in zip(flats, tops)
+           if _top_faded(chosen[k][0], chosen[k][1], emap.grid, camera, top)}
     if direction is None or not flats:
         return out
     fits = [chosen[k][1] for k in flats]
@@ -274,11 +257,12 @@ def _shadow_noses(chosen: list, emap: EdgeMap, camera: np.ndarray,
     return out
 
 
-def _top_faded(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> bool:
+def _top_faded(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray, top: np.ndarray | None = None) -> bool:
     """Is a flat hypothesis's top face (within its blurred rim) tinted under
-    FADED_TOP_CHROMA?"""
+    FADED_TOP_CHROMA? `top`: its apparent corners (mm), if worked out already."""
     origin = grid.corner_mm(b.origin_px)
-    top = hypothesis_faces(np.array([fit.params], float), [FLAT], [fit.hypothesis.size], camera)[0][_FLAT_TOP]
+    if top is None:
+        top = hypothesis_faces(np.array([fit.params], float), [FLAT], [fit.hypothesis.size], camera)[0][_FLAT_TOP]
     face = cv2.erode(decide.polygon_mask(top, b.chroma.shape, origin, grid.res).astype(np.uint8), _RIM) > 0
     return bool(face.any() and median(b.chroma[face]) < FADED_TOP_CHROMA)
 
@@ -287,7 +271,7 @@ def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> b
     """Is a flat hypothesis's nose half (of the blob within it) tinted under
     decide.TINT_SHARE of its tail half: a shadow's diluted tint, not plastic?"""
     h = fit.hypothesis
-    ys, xs = np.nonzero(_model_in_box(b, (h.kind, h.size), fit.params, grid, camera) & (b.part.mask > 0))
+    ys, xs = np.nonzero(_model_in_box(b, (h.kind, h.size), fit.params, grid, camera, fit) & (b.part.mask > 0))
     if len(xs) < 2:
         return False
     origin = grid.corner_mm(b.origin_px)
@@ -379,26 +363,21 @@ def steps_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeM
     A piece the edges decide gets a gap (the pipeline's measure of how clear its choice
     was; `full_gap` is full confidence) from how far its edges beat the ratio it needed:
     full at EDGE_CONFIDENT beyond it."""
-    starts, owner = [], []
-    for i, ((_, best, _), options) in enumerate(zip(chosen, all_options)):
-        if best.hypothesis.kind != COIN:
-            s = _starts(best, options)
-            starts += s
-            owner += [i] * len(s)
-    if not starts:
+    blobs = [i for i, (_, best, _) in enumerate(chosen) if best.hypothesis.kind != COIN]
+    if not blobs:
         return chosen
-    owner_arr = np.array(owner)
-    params, score = _search(emap, starts, owner_arr, camera)
+    owner, code, params = _starts(chosen, all_options, blobs)
+    params, score = _search(emap, code, params, owner, camera)
     shadow_noses = _shadow_noses(chosen, emap, camera, direction)
     out = list(chosen)
-    for i in np.unique(owner_arr):
-        rows = np.flatnonzero(owner_arr == i)
+    ends = np.searchsorted(owner, blobs, side="right")
+    for i, lo, hi in zip(blobs, [0, *ends[:-1]], ends):
         b, best, gap = chosen[i]
-        pick = _better(b, best, all_options[i], [(starts[r][0], starts[r][1]) for r in rows], score[rows],
-                       params[rows], emap.grid, camera, shadow_noses.get(i))
+        pick = _better(b, best, all_options[i], [KEYS[c] for c in code[lo:hi]], score[lo:hi],
+                       params[lo:hi], emap.grid, camera, shadow_noses.get(i))
         if pick is not None:
-            r, beyond = rows[pick[0]], pick[1]
-            kind, size = starts[r][:2]
+            r, beyond = lo + pick[0], pick[1]
+            kind, size = KEYS[code[r]]
             out[i] = (b, fitting.Fit(fitting.Hypothesis(best.hypothesis.blob, kind, size), params[r], best.rms, best.iou),
                       full_gap * min(beyond / EDGE_CONFIDENT, 1.0))
     return out

@@ -77,14 +77,8 @@ def edge_map(table_bgr: np.ndarray, grid: TableGrid, boxes: list[tuple[int, int,
         log = cv2.GaussianBlur(cv2.LUT(table_bgr[y0:y1, x0:x1], LOG_LUT), (0, 0), SMOOTH_PX)
         gx = cv2.Sobel(log, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
         gy = cv2.Sobel(log, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
-        part = cv2.merge([cv2.transform(cv2.multiply(a, b), _CHANNEL_SUM) for a, b in ((gx, gx), (gx, gy), (gy, gy))])
-        ix0, iy0 = max(x, 0), max(y, 0)
-        ix1, iy1 = min(x + w, width), min(y + h, height)
-        tensor[iy0:iy1, ix0:ix1] = part[iy0 - y0:iy1 - y0, ix0 - x0:ix1 - x0]
+        kernels.structure_tensor(gx, gy, tensor, y0, x0, max(y, 0), min(y + h, height), max(x, 0), min(x + w, width))
     return EdgeMap(tensor, grid)
-
-
-_CHANNEL_SUM = np.ones((1, 3), np.float32)
 
 
 @lru_cache(maxsize=None)
@@ -96,13 +90,25 @@ def _geometry(kind: str, size: Size) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return m.offsets, m.heights, np.array(sorted(pairs))
 
 
-@lru_cache(maxsize=64)   # six models a camera pose; a re-registered pose is a new height
-def _ends(kind: str, size: Size, camera_height: float) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """A model's edges' two ends, each as offsets in its frame (E×2) and lift scales
-    Hc/(Hc − h) (E), float32, seen from a camera `camera_height` mm up."""
-    offsets, heights, pairs = _geometry(kind, size)
-    scale = camera_height / (camera_height - heights)
-    return tuple((offsets[pairs[:, k]].astype(np.float32), scale[pairs[:, k]].astype(np.float32)) for k in (0, 1))
+# A hypothesis row's (kind, size), numbered: its index here (the edge search's codes,
+# vision.edge_kernels.starts: kind · 3 + size).
+KEYS = tuple((kind, size) for kind in (UPRIGHT, FLAT) for size in Size)
+CODE = {key: k for k, key in enumerate(KEYS)}
+
+
+@lru_cache(maxsize=16)   # one a camera pose; a re-registered pose is a new height
+def _ends(camera_height: float) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Every model's (KEYS) edges' two ends, each as offsets in its frame (K×E×2) and lift
+    scales Hc/(Hc − h) (K×E), float32, seen from a camera `camera_height` mm up."""
+    out = []
+    for k in (0, 1):
+        offsets, scales = [], []
+        for key in KEYS:
+            off, heights, pairs = _geometry(*key)
+            offsets.append(off[pairs[:, k]].astype(np.float32))
+            scales.append((camera_height / (camera_height - heights))[pairs[:, k]].astype(np.float32))
+        out.append((np.stack(offsets), np.stack(scales)))
+    return tuple(out)
 
 
 def best_of_groups(group: np.ndarray, score: np.ndarray, count: int) -> np.ndarray:
@@ -122,53 +128,59 @@ def best_of_groups(group: np.ndarray, score: np.ndarray, count: int) -> np.ndarr
 class HypothesisRows:
     """Hypothesis rows (kind and size fixed) whose edge scores are asked at many poses."""
 
-    def __init__(self, kinds, sizes, camera: np.ndarray, emap: EdgeMap):
-        keys: dict[tuple[str, Size], int] = {}
-        # which (kind, size) each row is, numbered in order of first appearance
-        self.which = np.array([keys.setdefault(key, len(keys)) for key in zip(kinds, sizes)], np.int64)
-        # each edge's ends: their offsets in the piece's frame and their lift's scale, per
-        # (kind, size), then gathered for the rows
-        ends = [_ends(*key, float(camera[2])) for key in keys]
-        self.ends = [(np.stack([e[k][0] for e in ends])[self.which], np.stack([e[k][1] for e in ends])[self.which])
-                     for k in (0, 1)]
+    def __init__(self, code: np.ndarray, camera: np.ndarray, emap: EdgeMap):
+        """Rows of (kind, size) `code` (KEYS' indices, int64)."""
+        # each edge's ends: their offsets in the piece's frame and their lift's scale
+        self.ends = [(off[code], scale[code]) for off, scale in _ends(float(camera[2]))]
         self.camera, self.emap = np.ascontiguousarray(camera, np.float32), emap
+
+    @classmethod
+    def of(cls, kinds, sizes, camera: np.ndarray, emap: EdgeMap) -> "HypothesisRows":
+        """Rows of these kinds and sizes."""
+        return cls(np.array([CODE[key] for key in zip(kinds, sizes)], np.int64), camera, emap)
 
     def take(self, idx: np.ndarray) -> "HypothesisRows":
         """These rows only (their geometry is not built again)."""
         out = object.__new__(HypothesisRows)
         out.ends = [(np.ascontiguousarray(off[idx]), np.ascontiguousarray(scale[idx])) for off, scale in self.ends]
-        out.which = self.which[idx]
         out.camera, out.emap = self.camera, self.emap
         return out
 
     def scores(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
-        """Edge scores at params (N·repeat × 3, each row's poses together)."""
-        return self.steps(params, repeat).mean(axis=(1, 2))
+        """Edge scores at params (N·repeat × 3, each row's poses together): each row's
+        mean step, float32."""
+        return self._run(params, repeat, False)[1]
 
     def steps(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
-        """The step across each edge at each of its EDGE_SAMPLES (N·repeat × E × S):
-        compiled (vision.edge_kernels), the angles' sines and cosines numpy's."""
+        """The step across each edge at each of its EDGE_SAMPLES (N·repeat × E × S)."""
+        return self._run(params, repeat, True)[0]
+
+    def _run(self, params: np.ndarray, repeat: int, keep: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The steps (or an empty array, unless `keep`) and each row's mean step: compiled
+        (vision.edge_kernels), the angles' sines and cosines numpy's."""
         p = np.ascontiguousarray(params, np.float32)
         a = np.radians(p[:, 2])
         g = self.emap.grid
-        out = np.empty((len(p), self.ends[0][1].shape[1], len(EDGE_SAMPLES)), np.float32)
+        out = np.empty((len(p) if keep else 0, self.ends[0][1].shape[1], len(EDGE_SAMPLES)), np.float32)
+        means = np.empty(len(p), np.float32)
         kernels.steps(p, np.cos(a), np.sin(a), (*self.ends[0], *self.ends[1]), int(repeat), self.camera,
-                      _SAMPLES, np.array([g.x0, g.y0, g.res], np.float32), self.emap.tensor, out)
-        return out
+                      _SAMPLES, np.array([g.x0, g.y0, g.res], np.float32), self.emap.tensor, out, means)
+        return out, means
 
 
 _SAMPLES = EDGE_SAMPLES.astype(np.float32)
+assert 8 * len(_SAMPLES) <= kernels.MEAN_BLOCK   # (a pyramid has 8 edges)
 
 
 def scores(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) -> np.ndarray:
     """Edge score of each hypothesis row at its pose."""
-    return HypothesisRows(kinds, sizes, camera, emap).scores(np.asarray(params, float))
+    return HypothesisRows.of(kinds, sizes, camera, emap).scores(np.asarray(params, float))
 
 
 def refine(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each hypothesis moved (x, y, angle) to where its edges lie on the strongest steps:
     coordinate ascent, steps halved each round. Returns (params N×3, scores N)."""
-    rows = HypothesisRows(kinds, sizes, camera, emap)
+    rows = HypothesisRows.of(kinds, sizes, camera, emap)
     params = np.array(params, float)
     return ascend(rows, params, rows.scores(params))
 
@@ -202,7 +214,7 @@ def nose_softness(fits: list, emap: EdgeMap, camera: np.ndarray) -> np.ndarray:
     sharp at the nose as at the tail; a shadow's penumbra, fitted as a nose, is soft."""
     pairs = [tuple(p) for p in _geometry(FLAT, Size.SMALL)[2]]
     nose, tail = [pairs.index(e) for e in _NOSE_EDGES], [pairs.index(e) for e in _TAIL_EDGES]
-    steps = HypothesisRows([FLAT] * len(fits), [f.hypothesis.size for f in fits], camera, emap).steps(
+    steps = HypothesisRows.of([FLAT] * len(fits), [f.hypothesis.size for f in fits], camera, emap).steps(
         np.array([f.params for f in fits]))
     half = EDGE_SAMPLES > 0.5   # (pairs run tail corner → nose)
     return steps[:, nose][:, :, half].mean(axis=(1, 2)) / np.maximum(steps[:, tail].mean(axis=(1, 2)), 1e-9)

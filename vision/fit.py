@@ -11,7 +11,7 @@ covers the blob (intersection over union).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Sequence
 
@@ -57,6 +57,11 @@ class Fit:
     params: np.ndarray   # (x, y, rotation) upright, (tail x, tail y, heading) flat, (x, y, 0) coin
     rms: float           # robust RMS of outline distances, mm
     iou: float           # silhouette vs blob mask
+    # kept from the fit for the decisions, which would work them out again (a pyramid's):
+    # its apparent outline (geometry.silhouette's) and that drawn in its blob's box
+    # (decide.polygon_mask's, 0/1), with the box's corner (mm)
+    outline: np.ndarray | None = field(default=None, repr=False, compare=False)
+    drawn: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
 
 def _footprint_centroid_offset(size: Size) -> float:
@@ -263,9 +268,10 @@ def reverse_rms(rim: np.ndarray, blob_of: np.ndarray, outlines_mm: list[np.ndarr
 
 def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.ndarray], blob_of: np.ndarray,
                     masks: list[np.ndarray], undecided: list[np.ndarray], origins_mm: np.ndarray,
-                    res: float) -> np.ndarray:
+                    res: float) -> tuple[np.ndarray, list[np.ndarray | None]]:
     """Intersection over union of each hypothesis's apparent silhouette (`polys`) and its
-    blob's mask, not counting undecided pixels the silhouette covers. A blob's hypotheses
+    blob's mask, not counting undecided pixels the silhouette covers, and each pyramid's
+    silhouette as drawn in its blob's box (0/1; None for a coin). A blob's hypotheses
     are drawn into the layers of one stack; the counts are one product with its pixels."""
     shift = 4
     # every pyramid's silhouette in fixed-point pixels of its blob's box, converted together
@@ -277,6 +283,7 @@ def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.n
         fixed = dict(zip(pyr, np.split(np.round((verts / res - 0.5) * (1 << shift)).astype(np.int32),
                                        np.cumsum(lengths)[:-1])))
     out = np.zeros(len(hyps))
+    drawn: list[np.ndarray | None] = [None] * len(hyps)
     for b, (mask, und) in enumerate(zip(masks, undecided)):
         rows = np.flatnonzero(blob_of == b)
         if not len(rows):
@@ -290,6 +297,7 @@ def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.n
                            int(round(h.coin.diameter / 2 / res * (1 << shift))), 1, -1, cv2.LINE_8, shift)  # type: ignore[union-attr]
             else:
                 cv2.fillConvexPoly(layer, fixed[k], 1, cv2.LINE_8, shift)
+                drawn[k] = layer
         inside = mask > 0
         # a silhouette pixel counts in the intersection on the blob, in the union off it
         # unless undecided; the blob's own pixels are all in the union
@@ -297,4 +305,4 @@ def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.n
         inter, extra = (models.reshape(len(rows), -1).astype(np.float32) @ weights).astype(np.int64).T
         union = extra + np.count_nonzero(inside)
         out[rows] = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
-    return out
+    return out, drawn

@@ -29,7 +29,8 @@ import numpy as np
 
 from domain import Size
 from vision import fit as fitting
-from vision.geometry import FLAT, apparent_vertices, model, place
+from vision import heading_kernels as kernels
+from vision.geometry import FLAT, model
 
 # A face seen at more than this angle of incidence (between its normal and the ray to
 # the camera) is grazing: unpolarised Fresnel reflectance of plastic (n ≈ 1.5) is ~9 %
@@ -83,63 +84,59 @@ SHADOW_REACH = 0.5
 # lump 5 mm beyond the model is still 5 mm away, and the robust loss must see that.
 SHADOW_WEIGHT = 0.09
 # The flat model's raised corners (vision.geometry.model), the tallest points.
-RAISED = [2, 4]
-_PAIRS = {k: np.array([(i, j) for i in range(k) for j in range(i + 1, k)]) for k in (5, 7)}
-# Finite-difference steps of (x, y, heading) for the Jacobian: mm, mm, degrees.
+RAISED = np.array([2, 4])
+# Finite-difference steps of (x, y, heading) for the Jacobian: mm, mm, degrees; the
+# seven poses a row's residuals are worked out at (its own, each coordinate up, down).
 _STEP = np.array([0.02, 0.02, 0.02])
+_NUDGE = np.vstack([np.zeros(3), np.diag(_STEP), -np.diag(_STEP)])
+_NO_SHADOW = np.zeros(0)
 
 
 def hull_sdf(verts: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Signed distance (mm, negative inside) of points (N×K×2) to the convex hull of
-    each row's vertices (N×V×2, V = 5 or 7; the apparent vertices: the silhouette): the
-    largest signed distance to the hull's edge lines (exact inside, at most the true
-    distance outside). The hull's edges are the vertex pairs (of distinct points) with
-    every other vertex on one side of their line."""
-    pairs = _PAIRS[verts.shape[1]]
-    a, b = verts[:, pairs[:, 0]], verts[:, pairs[:, 1]]                    # N×P×2
-    e = b - a
-    length = np.hypot(e[..., 0], e[..., 1])
-    n = np.stack([e[..., 1], -e[..., 0]], -1) / np.maximum(length, 1e-9)[..., None]
-    c = np.sum(n * a, -1)
-    side = n @ verts.transpose(0, 2, 1) - c[..., None]                      # N×P×V
-    tol = 1e-6
-    outward = np.all(side <= tol, -1)
-    inward = np.all(side >= -tol, -1)
-    sign = np.where(outward & (length > tol), 1.0, np.where(inward & (length > tol), -1.0, 0.0))
-    # a pair that is no hull edge: its line pushed out of reach
-    c = np.where(sign == 0, np.inf, c * sign)
-    d = (n * sign[..., None]) @ points.transpose(0, 2, 1) - c[..., None]
-    return d.max(axis=1)
+    each row's vertices (N×V×2; the apparent vertices: the silhouette): the largest
+    signed distance to the hull's edge lines (exact inside, at most the true distance
+    outside), compiled (vision.heading_kernels)."""
+    out = np.empty(points.shape[:2])
+    for n in range(len(verts)):
+        kernels.hull_sdf(np.ascontiguousarray(verts[n], float), verts.shape[1],
+                         np.ascontiguousarray(points[n], float), 0.0, out[n])
+    return out
 
 
 def residuals(offsets: np.ndarray, heights: np.ndarray, params: np.ndarray, camera: np.ndarray,
               side: np.ndarray, points: np.ndarray, edge_offset: np.ndarray, shadow: np.ndarray | None = None,
               dark: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Signed distances (mm) of each row's outline points (N×K×2) to its model's
-    silhouette, their derivatives by (x, y, heading) (N×K×3, central differences: one
-    batch of 7 poses per row) and their weights (N×K): 0 for points on its open side
-    (side: +1 left, −1 right, 0 none; N) inside the silhouette, SHADOW_WEIGHT for `dark`
-    points (N×K) outside the silhouette but in its shadow zone, given the picture's
-    shadow direction `shadow` (a unit vector, or None), 1 otherwise."""
-    n = len(params)
-    nudge = np.vstack([np.zeros(3), np.diag(_STEP), -np.diag(_STEP)])          # 7×3
-    poses = (params[:, None] + nudge).reshape(-1, 3)
-    verts = apparent_vertices(poses, np.repeat(offsets, 7, 0), np.repeat(heights, 7, 0), camera)
-    d = hull_sdf(verts, np.repeat(points, 7, 0)).reshape(n, 7, -1) + edge_offset[:, None]
-    r = d[:, 0]
-    J = ((d[:, 1:4] - d[:, 4:7]) / (2 * _STEP[:, None])).transpose(0, 2, 1)
-    a = np.radians(params[:, 2])
-    across = np.stack([-np.sin(a), np.cos(a)], -1)                     # the heading's left
-    on_side = np.sum((points - params[:, None, :2]) * across[:, None], -1) * side[:, None] > 0
-    weight = ((r > 0) | ~on_side).astype(float)
-    if shadow is not None and dark is not None:
-        # a shadow starts at its caster: the zone is the silhouette and the raised
-        # corners' feet moved along the shadow (the nose, on the table, casts none)
-        reach = SHADOW_REACH * heights[:, RAISED]                               # N×2
-        feet = place(params, offsets[:, RAISED]) + reach[..., None] * shadow
-        zone = hull_sdf(np.concatenate([verts[::7], feet], 1), points) + edge_offset
-        weight[(r > 0) & (zone <= 0) & dark] = SHADOW_WEIGHT
-    return r, J, weight
+    silhouette, their derivatives by (x, y, heading) (N×K×3, central differences: 7
+    poses per row) and their weights (N×K): 0 for points on its open side (side: +1
+    left, −1 right, 0 none; N) inside the silhouette, SHADOW_WEIGHT for `dark` points
+    (N×K) outside the silhouette but in its shadow zone, given the picture's shadow
+    direction `shadow` (a unit vector, or None), 1 otherwise. Compiled
+    (vision.heading_kernels), row by row."""
+    n, k = points.shape[:2]
+    r, J, w = np.empty((n, k)), np.empty((n, k, 3)), np.empty((n, k))
+    shadow, dark = _shadow_args(shadow, dark, (n, k))
+    verts, d = np.empty((offsets.shape[1] + len(RAISED), 2)), np.empty((kernels.POSES, k))
+    for i in range(n):
+        kernels.residuals(*_row_args(offsets, heights, params, camera, side, points, edge_offset, shadow, dark, i),
+                          verts, d, r[i], J[i], w[i])
+    return r, J, w
+
+
+def _shadow_args(shadow: np.ndarray | None, dark: np.ndarray | None, shape: tuple[int, int]) -> tuple[np.ndarray, ...]:
+    """The kernels' shadow direction (none: no length) and dark points."""
+    if shadow is None or dark is None:
+        return _NO_SHADOW, np.zeros(shape, bool)
+    return np.asarray(shadow, float), np.ascontiguousarray(dark, bool)
+
+
+def _row_args(offsets, heights, params, camera, side, points, edge_offset, shadow, dark, i) -> tuple:
+    """kernels.residuals' arguments for row i, in fixed types (it compiles once)."""
+    return (np.ascontiguousarray(offsets[i], float), np.ascontiguousarray(heights[i], float),
+            np.ascontiguousarray(params[i], float), np.asarray(camera, float), float(side[i]),
+            np.ascontiguousarray(points[i], float), float(np.asarray(edge_offset).reshape(-1)[i]), shadow, dark[i],
+            RAISED, _NUDGE, SHADOW_REACH, SHADOW_WEIGHT)
 
 
 def refine(sizes: list[Size], params: np.ndarray, camera: np.ndarray, points: np.ndarray, open_side: np.ndarray,
@@ -149,32 +146,18 @@ def refine(sizes: list[Size], params: np.ndarray, camera: np.ndarray, points: np
     `edge_offset` mm outside them, N) with the side where the camera sees a lateral face
     (if any) open inwards and points darker than the table (`dark`, N×K) in the shadow
     zone along the picture's shadow direction (`shadow`, unit vector or None) counting
-    less: damped, robust Gauss-Newton, all pieces at once."""
+    less: damped, robust Gauss-Newton (ITERATIONS steps, each taken only if it lowers
+    the cost), compiled (vision.heading_kernels)."""
     p = np.asarray(params, float).copy()
     if not len(p):
         return p
     grazing = np.array([grazing_faces(s, q, camera) for s, q in zip(sizes, p)])
     side = grazing[:, LEFT_FACE].astype(float) - grazing[:, RIGHT_FACE]
-    pts, opn, eo = points, open_side, np.asarray(edge_offset, float)[:, None]
     models = [model(FLAT, s) for s in sizes]
-    offsets, heights = np.array([m.offsets for m in models]), np.array([m.heights for m in models])
-
-    def weights(r: np.ndarray, w: np.ndarray) -> np.ndarray:
-        return fitting.point_weights(r, opn) * w
-
-    def cost(r: np.ndarray, w: np.ndarray) -> np.ndarray:
-        return np.sum(weights(r, w) * r * r, axis=1)
-
-    lam = np.full(len(p), 1e-2)
-    r, J, w = residuals(offsets, heights, p, camera, side, pts, eo, shadow, dark)
-    for _ in range(ITERATIONS):
-        Jw = J * weights(r, w)[..., None]
-        A = Jw.transpose(0, 2, 1) @ J
-        g = (Jw.transpose(0, 2, 1) @ r[..., None])[..., 0]
-        A += (lam[:, None, None] * (np.einsum("nii->ni", A) + 1e-6)[:, :, None]) * np.eye(3)
-        trial = p - np.linalg.solve(A, g[..., None])[..., 0]
-        r1, J1, w1 = residuals(offsets, heights, trial, camera, side, pts, eo, shadow, dark)
-        better = cost(r1, w1) <= cost(r, w)
-        p[better], r[better], J[better], w[better] = trial[better], r1[better], J1[better], w1[better]
-        lam = np.where(better, lam * 0.3, lam * 10)
+    offsets, heights = np.array([m.offsets for m in models]), np.array([m.heights for m in models], float)
+    shadow, dark = _shadow_args(shadow, dark, points.shape[:2])
+    kernels.refine(offsets, heights, p, np.asarray(camera, float), side, np.ascontiguousarray(points, float),
+                   np.ascontiguousarray(open_side, bool), np.asarray(edge_offset, float).reshape(-1), shadow, dark,
+                   RAISED, _NUDGE, SHADOW_REACH, SHADOW_WEIGHT, float(fitting.ROBUST_MM), float(fitting.OPEN_WEIGHT),
+                   ITERATIONS)
     return p

@@ -86,3 +86,25 @@ def row_ends(mask):
         out[k, 0], out[k, 1] = ends[k, 0], ends[k, 2]
         out[count + k, 0], out[count + k, 1] = ends[k, 1], ends[k, 2]
     return out
+
+
+@jit()
+def window_sums(dark, below, pieces, centres, reach, out):
+    """For each centre (col, row; centres N×2 int64), over its window (rows row − reach
+    to row + reach, columns likewise, cut to the picture): how many pixels have `dark`
+    under `below` (its dtype's comparison) and are not `pieces`, and the sums of their
+    columns and rows counted from the window's first (into out, N×3: as np.nonzero's
+    count and the exact sums its coordinates' means divide)."""
+    height, width = dark.shape
+    for n in range(centres.shape[0]):
+        col, row = centres[n, 0], centres[n, 1]
+        y0, x0 = max(row - reach, 0), max(col - reach, 0)
+        y1, x1 = min(row + reach + 1, height), min(col + reach + 1, width)
+        count, sum_x, sum_y = 0, 0, 0
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                if dark[y, x] < below and not pieces[y, x]:
+                    count += 1
+                    sum_x += x - x0
+                    sum_y += y - y0
+        out[n, 0], out[n, 1], out[n, 2] = count, sum_x, sum_y

@@ -118,12 +118,13 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
         if RETRY_KEEPS * first <= _biggest(retry[0]) < first:   # less shadow, but the piece kept
             parts, cut, level = retry
     cuts = [(cut, level, False)] * len(parts)
-    for extra, extra_cut, extra_level, extra_dark in _left_out(fg, weak, box, parts, score, hue):
+    hulls = [convex_fill(p) for p in parts]
+    for extra, extra_cut, extra_level, extra_dark in _left_out(fg, weak, box, hulls, score, hue):
         parts.append(extra)
+        hulls.append(convex_fill(extra))
         cuts.append((extra_cut, extra_level, extra_dark))
     out = []
-    for part, (cut, level, dark) in zip(parts, cuts):
-        hull = convex_fill(part)
+    for part, hull, (cut, level, dark) in zip(parts, hulls, cuts):
         others = np.zeros_like(hull)
         for q in parts:
             if q is not part:
@@ -147,19 +148,22 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
     return out
 
 
-def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], parts: list[np.ndarray],
+def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], hulls: list[np.ndarray],
               score: np.ndarray, hue: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float, bool]]:
     """Pieces a blob's cut left out: a faint piece touching a vivid one of another colour
     (green on green felt beside a yellow piece) falls below the cut at half the blob's
     typical evidence, which the vivid piece sets. What of the blob lies beyond its parts
     (past their blurred rim), piece-sized and tinted another way, is cut at its own level:
-    (mask, cut, level, whether it is darker than the table all over)."""
-    if not parts:
+    (mask, cut, level, whether it is darker than the table all over). `hulls`: the
+    parts' filled convex hulls."""
+    if not hulls:
         return []
     taken = np.zeros_like(weak)
-    for p in parts:
-        taken |= convex_fill(p)
+    for hull in hulls:
+        taken |= hull
     rest = (weak > 0) & (cv2.dilate(taken, _LEFT_OUT_RIM) == 0)
+    if np.count_nonzero(rest) * fg.res ** 2 < LEFT_OUT_MIN_MM2:
+        return []   # (opening only takes pixels away: no part of it could be big enough)
     rest = cv2.morphologyEx(rest.astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats = components(rest)
     found = [i for i in range(1, n) if LEFT_OUT_MIN_MM2 <= stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 <= PIECE_MAX_MM2]

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import cv2
 import numpy as np
-from shapely.geometry import Polygon
+import shapely
 
 from calibration import development
 from calibration.camera import Intrinsics
@@ -35,7 +35,7 @@ from domain import Coin, Piece, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
-from vision import colour_reading, heading, memory
+from vision import colour_reading, heading, memory, segment_kernels
 from vision.faint_faces import faint_faces_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, to_piece
@@ -161,7 +161,8 @@ class Detector:
                 continue  # a hand or an arm over the table, not pieces
             crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
             hue = fg.hue[crop]
-            chroma = np.hypot(hue[..., 0], hue[..., 1])   # shared by the blob's parts, read only
+            chroma = np.empty(hue.shape[:2], np.float32)   # shared by the blob's parts, read only
+            segment_kernels.hue_length(hue, chroma)
             for part in refine(fg, weak, box, chroma):
                 area = np.count_nonzero(part.mask) * res * res
                 if area < MIN_BLOB_MM2:
@@ -258,10 +259,11 @@ class Detector:
         outlines = [o + (b.part.outline + 0.5) * res for o, b in zip(origins, found)]
         both = 0.5 * (rms + fitting.reverse_rms(rim, blob_of, outlines, np.array([b.part.edge_offset * res for b in found]),
                                                 [b.part.undecided for b in found], origins, res))
-        ious = fitting.silhouette_ious(hyps, params, polys, blob_of, [b.part.mask for b in found],
-                                       [b.part.undecided for b in found], origins, res)
+        ious, drawn = fitting.silhouette_ious(hyps, params, polys, blob_of, [b.part.mask for b in found],
+                                              [b.part.undecided for b in found], origins, res)
         for k, h in enumerate(hyps):
-            per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k])))
+            kept = (polys[k], (origins[h.blob], drawn[k])) if h.kind != COIN else (None, None)
+            per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k]), *kept))
         return per_blob
 
     def _refine_flats(self, chosen: list, camera: np.ndarray, direction: np.ndarray | None) -> list:
@@ -397,12 +399,23 @@ def one_per_place(pieces: list[Piece]) -> list[int]:
     >>> one_per_place([a, b, c])
     [0, 2]
     """
-    polygons = [Polygon(p.footprint()) for p in pieces]
-    order = sorted(range(len(pieces)), key=lambda i: (-round(polygons[i].area), -pieces[i].confidence))
+    if not pieces:
+        return []
+    footprints = [p.footprint() for p in pieces]
+    # shapely's vectorised calls: the same geometries and areas as Polygon(...) one by one
+    polygons = shapely.polygons(shapely.linearrings(np.concatenate(footprints),
+                                                    indices=np.repeat(np.arange(len(pieces)), [len(f) for f in footprints])))
+    areas = shapely.area(polygons)
+    order = sorted(range(len(pieces)), key=lambda i: (-round(areas[i]), -pieces[i].confidence))
+    # footprints whose boxes are apart share nothing: only the others are intersected
+    x0, y0, x1, y1 = shapely.bounds(polygons).T
+    near = (x0[:, None] <= x1[None]) & (x0[None] <= x1[:, None]) & (y0[:, None] <= y1[None]) & (y0[None] <= y1[:, None])
+    i, k = np.nonzero(near & ~np.eye(len(pieces), dtype=bool))   # (each way round, as the loop asks)
+    shared = np.zeros((len(pieces), len(pieces)))
+    shared[i, k] = shapely.area(shapely.intersection(polygons[i], polygons[k]))
     kept: list[int] = []
     for i in order:
-        if all(polygons[i].intersection(polygons[k]).area
-               <= SAME_PLACE_SHARE * min(polygons[i].area, polygons[k].area) for k in kept):
+        if all(shared[i, k] <= SAME_PLACE_SHARE * min(areas[i], areas[k]) for k in kept):
             kept.append(i)
     return sorted(kept)
 

@@ -11,6 +11,8 @@ kernel calls is in this file: numba's cache notices changes to a kernel's own fi
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from llvmlite import ir
 from numba import types
@@ -136,3 +138,16 @@ def evidence(lum, grey, chroma, usable, limits, score, dark, full, weak):
             fu[x] = 255 if s > one else 0
             wk[x] = 255 if s > weak_min else 0
 
+
+
+@jit()
+def hue_length(hue, out):
+    """The length of each pixel's hue change (hue: H×W×2, a view), into out (H×W): as
+    np.hypot, which calls the C library's hypotf (glibc's: the float of the square root,
+    in double, of the two squares' sum, exact in double; infinite if either is), without
+    a call a pixel or numpy's passes over strided planes."""
+    for y in range(hue.shape[0]):
+        for x in range(hue.shape[1]):
+            a, b = np.float64(hue[y, x, 0]), np.float64(hue[y, x, 1])
+            length = F32(math.sqrt(a * a + b * b))
+            out[y, x] = np.inf if math.isinf(a) or math.isinf(b) else length

@@ -25,6 +25,7 @@ from vision import fit as fitting
 from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM,
                            TIGHT_FIT_COST_MM, _model_mask, _outline, _outline_normals, _sample, cost, offset)
 from vision.geometry import COIN, FLAT, UPRIGHT
+from vision.mask_kernels import window_sums
 from vision.medians import median
 from vision.rectify import TableGrid
 
@@ -115,13 +116,15 @@ def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray
     """
     reach = int(round(SHADE_REACH_MM / res))
     units = []
-    for col, row in np.round(centres_px).astype(int):
+    centres = np.round(centres_px).astype(np.int64)
+    # each window's shade: its count and its pixels' column and row sums (compiled)
+    sums = np.empty((len(centres), 3), np.int64)
+    window_sums(lum, lum.dtype.type(SHADE_LOG), pieces, centres, reach, sums)
+    for (col, row), (count, sum_x, sum_y) in zip(centres, sums):
         y0, x0 = max(row - reach, 0), max(col - reach, 0)
-        window = np.s_[y0:row + reach + 1, x0:col + reach + 1]
-        ys, xs = np.nonzero((lum[window] < SHADE_LOG) & ~pieces[window])
-        if len(xs) * res * res < SHADE_MIN_MM2:
+        if count * res * res < SHADE_MIN_MM2:
             continue
-        v = np.array([xs.mean() + x0 - col, ys.mean() + y0 - row])
+        v = np.array([sum_x / count + x0 - col, sum_y / count + y0 - row])
         norm = np.hypot(*v)
         if norm > 0:
             units.append(v / norm)

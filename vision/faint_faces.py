@@ -49,6 +49,20 @@ _RIM = np.ones((3, 3), np.uint8)        # the blurred edge between the two outli
 _OUTSIDE = np.ones((7, 7), np.uint8)    # the band of table just outside the bigger one
 
 
+def ring_reading(b: _Blob, theirs: np.ndarray, explained: np.ndarray, inside: np.ndarray) -> tuple[bool, bool] | None:
+    """Is the ring a hypothesis (`theirs`, its silhouette in the blob's box) adds around
+    what is explained already (`explained`) darker than the band of table just outside
+    it (FAINT_FACES_DARKER), and tinted (FAINT_FACES_TINT of the tint of `inside`, the
+    blob's plastic)? None: no ring, band or inside to read."""
+    ring = (theirs > 0) & (cv2.dilate(explained.astype(np.uint8), _RIM) == 0)
+    theirs = theirs.astype(np.uint8)
+    outside = (cv2.dilate(theirs, _OUTSIDE) > 0) & (cv2.dilate(theirs, _RIM) == 0)
+    if not (ring.any() and outside.any() and inside.any()):
+        return None
+    return (bool(median(b.lum[ring]) - median(b.lum[outside]) < -FAINT_FACES_DARKER),
+            bool(median(b.chroma[ring]) > FAINT_FACES_TINT * median(b.chroma[inside])))
+
+
 def faint_faces_decide(best: fitting.Fit, b: _Blob, grid: TableGrid, camera: np.ndarray,
                        emap: edges.EdgeMap) -> fitting.Fit:
     """The winner, or the next bigger upright in its place when the ring it adds holds
@@ -62,14 +76,11 @@ def faint_faces_decide(best: fitting.Fit, b: _Blob, grid: TableGrid, camera: np.
     origin = grid.corner_mm(b.origin_px)
     shape = b.part.mask.shape
     mine = _model_mask(best, shape, origin, grid.res, camera)
-    theirs = _model_mask(bigger, shape, origin, grid.res, camera).astype(np.uint8)
-    ring = (theirs > 0) & (cv2.dilate(mine.astype(np.uint8), _RIM) == 0)
-    outside = (cv2.dilate(theirs, _OUTSIDE) > 0) & (cv2.dilate(theirs, _RIM) == 0)
-    inside = mine & (b.part.mask > 0)
-    if not (ring.any() and outside.any() and inside.any()):
+    theirs = _model_mask(bigger, shape, origin, grid.res, camera)
+    read = ring_reading(b, theirs, mine, mine & (b.part.mask > 0))
+    if read is None:
         return best
-    darker = median(b.lum[ring]) - median(b.lum[outside]) < -FAINT_FACES_DARKER
-    tinted = median(b.chroma[ring]) > FAINT_FACES_TINT * median(b.chroma[inside])
+    darker, tinted = read
     if darker == tinted:   # both, or neither: the edges cannot change that
         return faint_faces_decide(bigger, b, grid, camera, emap) if darker else best
     both = np.array([best.params, best.params], float)

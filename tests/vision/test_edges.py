@@ -102,6 +102,7 @@ def test_a_loose_flat_straight_along_the_shadows_may_be_an_upright_and_its_shado
     monkeypatch.setattr(edge_steps, "nose_softness", lambda fits, emap, camera: np.ones(len(fits)))
     monkeypatch.setattr(edge_steps, "_top_faded", lambda *args: False)
     monkeypatch.setattr(edge_steps, "_nose_diluted", lambda *args: False)
+    monkeypatch.setattr(edge_steps, "_in_faint_faces", lambda *args: False)
 
     def flat(heading, rms, iou):   # outline cost rms + 5 mm × (1 − IoU)
         return None, fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), np.array([100.0, 100.0, heading]), rms, iou), 1.0
@@ -204,9 +205,9 @@ def test_seeded_medium_flat_whose_nose_holds_a_small_ones_edges():
 LARGE_AT = np.array([100.0, 100.0, 0.0])
 
 
-def half_lit_blob(rest_lum):
-    """A blob of a large upright's two lit faces (its +x half) at LARGE_AT, the rest of
-    its box `rest_lum` darker than the table (log)."""
+def half_lit_blob(rest_lum, rest_chroma=0.0):
+    """A blob of a large upright's two lit faces (its +x half) at LARGE_AT, its other half
+    `rest_lum` darker than the table (log) and `rest_chroma` tinted (the blob 0.5)."""
     from types import SimpleNamespace
     from vision import decide
     origin = np.array([60, 60])
@@ -214,8 +215,12 @@ def half_lit_blob(rest_lum):
                               GRID.corner_mm(origin), GRID.res, CAMERA)
     lit = full.copy()
     lit[:, :40] = False
-    lum = np.where(lit, -0.1, rest_lum).astype(np.float32)
-    return SimpleNamespace(origin_px=origin, part=SimpleNamespace(mask=lit.astype(np.uint8) * 255), lum=lum)
+    rest = np.zeros_like(lit)
+    rest[:, :40] = full[:, :40]     # the piece's other half; the table around it as it is
+    lum = np.select([lit, rest], [-0.1, rest_lum], 0.0).astype(np.float32)
+    chroma = np.select([lit, rest], [0.5, rest_chroma], 0.0).astype(np.float32)
+    return SimpleNamespace(origin_px=origin, part=SimpleNamespace(mask=lit.astype(np.uint8) * 255), lum=lum,
+                           chroma=chroma, dark=False)
 
 
 def test_a_bigger_upright_needs_its_added_faces_dark():
@@ -314,3 +319,18 @@ def test_a_coloured_flat_also_needs_a_pyramids_edges():
     assert edges.edgeless([big], edge_map(patch), CAMERA, 200.0) == {0}
     piece = drawn(FLAT, Size.MEDIUM, at)
     assert edges.edgeless([big], edge_map(piece), CAMERA, 200.0) == set()
+
+
+def test_a_flat_winner_ringed_by_an_uprights_faint_faces_is_that_upright():
+    # path-traced nests and large uprights: the blob is two shaded faces, a half-square a
+    # flat piece fits; the faces beyond it are darker than the table and tinted. Bare
+    # shade beside a flat piece (darker, untinted) is not such a ring.
+    flat = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.SMALL), np.array([105.0, 110.0, 270.0]), 1.0, 0.8)
+    upright = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), LARGE_AT, 2.5, 0.7)
+    keys = [(FLAT, Size.SMALL), (UPRIGHT, Size.LARGE)]
+    params = np.array([flat.params, LARGE_AT])
+    score = np.array([0.1, 0.1 * (edge_steps.FAINT_RING_RATIO + 1.0) / 2])
+    for rest_lum, rest_chroma, switched in ((-0.3, 0.3, True), (-0.3, 0.0, False), (0.0, 0.3, False)):
+        pick = edge_steps._better(half_lit_blob(rest_lum, rest_chroma), flat, [flat, upright], keys, score, params,
+                                  GRID, CAMERA)
+        assert (pick is not None and pick[0] == 1) is switched

@@ -69,6 +69,13 @@ def test_an_upright_whose_outer_faces_are_faint_reads_its_size(seed, where, colo
     assert_read_as(detect(rendered(seed)), where, 3.0, colour, size, Pose.UPRIGHT)
 
 
+def test_an_upright_seen_by_its_shaded_faces_alone_is_not_a_flat_piece():
+    # its two shaded faces make a half-square blob that fits a medium flat piece; its lit
+    # faces around it are darker than the wood and tinted, and its edges step nearly as
+    # strongly as the flat's (vision.edge_steps FAINT_RING_RATIO)
+    assert_read_as(detect(rendered(9005)), (652.9, 160.2), 3.0, "green", Size.LARGE, Pose.UPRIGHT)
+
+
 def test_an_upright_whose_faint_faces_mirror_the_table_reads_its_size_by_their_edges():
     # developed through a filmic curve, a green large upright's outer faces are darker
     # than the table but hardly tinted: the large one's edges, searched from the medium

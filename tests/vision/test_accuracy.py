@@ -56,8 +56,9 @@ def test_positions_and_headings_in_table_mm(score):
     assert score.percentile(score.heading_err, 50) <= 0.75
     # (2.0 until the renderer's haze was absorbed and its thick places stopped mirroring
     # the room, docs/renderer.md 2026-11-23: darker, more saturated flats, 2.79°; the
-    # target is 3°)
-    assert score.percentile(score.heading_err, 95) <= 2.9
+    # target is 3°; 2.6° since a flat piece's pose is averaged with its edges' best lie,
+    # vision.pipeline FLAT_POSE_BY_EDGES)
+    assert score.percentile(score.heading_err, 95) <= 2.7
 
 
 def test_confidence_is_the_chance_a_piece_is_read_right(score):

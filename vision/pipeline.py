@@ -53,16 +53,6 @@ COST_GAP_CONFIDENT = 0.5
 HAND_MM2 = 4000.0
 # Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0
-# A flat piece's pose is read twice: its blob's contour refit (vision.heading) and its
-# edges' best lie searched from there (vision.edges). Their errors are apart (a faint or
-# shaded side bends the contour, a ridge or a neighbour's edge draws the search), so the
-# pose is moved this share of the way to the edges'. Flat heading p95 (median), degrees,
-# contour alone -> with the edges: A 3.92 (0.63) -> 2.98 (0.64), held out 2.43 -> 2.24,
-# N 2.83 (0.68) -> 2.57 (0.81), T 2.79 -> 2.60, crowded 3.99 (1.19) -> 3.12 (0.93),
-# path-traced 2.68 (0.52) -> 2.43 (0.50), thick walls 3.58 (0.73) -> 2.77 (0.65);
-# position p95 2.0-2.5 -> 1.9-2.3 mm. A third or two thirds of the way does better on
-# some sets and worse on others.
-FLAT_POSE_BY_EDGES = 0.5
 # Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
 COLOUR_ERODE_PX = 2
 # Two pieces whose footprints share more than this part of the smaller one are one piece
@@ -276,12 +266,9 @@ class Detector:
             per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k]), *kept))
         return per_blob
 
-    def _refine_flats(self, chosen: list, camera: np.ndarray, direction: np.ndarray | None,
-                      emap: edges.EdgeMap) -> list:
+    def _refine_flats(self, chosen: list, camera: np.ndarray, direction: np.ndarray | None) -> list:
         """Flat pieces' poses refit to their blobs' contours with the side where the camera sees
-        a lateral face open and shade in their shadow's way discounted (vision.heading), then
-        averaged with where their edges lie best searched from there (vision.edges): two
-        readings of the pose that err apart (see FLAT_POSE_BY_EDGES)."""
+        a lateral face open and shade in their shadow's way discounted (vision.heading)."""
         flat = [k for k, (_, best, _) in enumerate(chosen) if best.hypothesis.kind == FLAT]
         if not flat:
             return chosen
@@ -297,9 +284,6 @@ class Detector:
             < shadows.SHADE_LOG
         params = heading.refine([f.hypothesis.size for f in fits], np.array([f.params for f in fits]), camera,
                                 pts, open_side, np.array([b.part.edge_offset * res for b in blobs]), direction, dark)
-        by_edges, _ = edges.refine(emap, [FLAT] * len(fits), [f.hypothesis.size for f in fits], params, camera)
-        turn = (by_edges[:, 2] - params[:, 2] + 180.0) % 360.0 - 180.0
-        params = params + FLAT_POSE_BY_EDGES * np.column_stack([by_edges[:, :2] - params[:, :2], turn])
         out = list(chosen)
         for k, f, p in zip(flat, fits, params):
             out[k] = (chosen[k][0], fitting.Fit(f.hypothesis, p, f.rms, f.iou), chosen[k][2])
@@ -342,7 +326,8 @@ class Detector:
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
         chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera), self.grid, direction)
         chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
-        chosen = self._refine_flats(chosen, camera, direction, emap)
+        chosen = self._refine_flats(chosen, camera, direction)
+        chosen = edges.with_edges(chosen, emap, camera)
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
         names, plain, margins = [], [], []

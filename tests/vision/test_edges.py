@@ -334,3 +334,19 @@ def test_a_flat_winner_ringed_by_an_uprights_faint_faces_is_that_upright():
         pick = edge_steps._better(half_lit_blob(rest_lum, rest_chroma), flat, [flat, upright], keys, score, params,
                                   GRID, CAMERA)
         assert (pick is not None and pick[0] == 1) is switched
+
+
+def test_a_pose_is_averaged_with_its_edges_best_lie_the_short_way_round(monkeypatch):
+    # the outline says one pose, the edges another: the piece goes POSE_BY_EDGES of the
+    # way, turning the short way (an upright's rotation is mod 90, a flat's heading mod 360)
+    upright = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), np.array([100.0, 100.0, 89.0]), 1.0, 0.9)
+    flat = fitting.Fit(fitting.Hypothesis(1, FLAT, Size.SMALL), np.array([200.0, 100.0, 359.0]), 1.0, 0.9)
+    coin = fitting.Fit(fitting.Hypothesis(2, "coin", None), np.array([300.0, 100.0, 0.0]), 1.0, 0.9)
+    edges_say = np.array([[102.0, 100.0, 1.0], [200.0, 98.0, 3.0]])
+    monkeypatch.setattr(edges, "refine", lambda emap, kinds, sizes, params, camera: (edges_say, np.ones(len(params))))
+    out = edges.with_edges([("b0", upright, 0.5), ("b1", flat, 0.5), ("b2", coin, 0.5)], None, None)
+    share = edges.POSE_BY_EDGES
+    np.testing.assert_allclose(out[0][1].params, [100.0 + 2 * share, 100.0, 89.0 + 2 * share])
+    np.testing.assert_allclose(out[1][1].params, [200.0, 100.0 - 2 * share, 359.0 + 4 * share])
+    assert out[2][1] is coin and [c[0] for c in out] == ["b0", "b1", "b2"] and out[0][2] == 0.5
+    assert upright.params[2] == 89.0   # the fits given are not changed

@@ -37,9 +37,13 @@ def test_every_piece_found_where_it_stands(detector):
     assert score.rate(score.size_ok) == 1.0 and score.rate(score.pose_ok) == 1.0, score.mistakes
     assert max(score.position_err) < 1.0
     assert max(score.heading_err) < 1.5
+    # (3° until poses were averaged with the edges' best lie, vision.edges POSE_BY_EDGES:
+    # these fakes are flat silhouettes, no ridge or hidden base edge steps, and the edges
+    # of the medium pull it 7° off, so 3.5° on average; on rendered and path-traced tables
+    # the averaging brought uprights' rotation p95 from 8.7-10.6° to 6.4-8.3°)
     for truth, seen in match(found.__class__(tuple(PIECES)), found):
         if truth.pose is Pose.UPRIGHT:
-            assert abs((truth.rotation - seen.rotation + 45) % 90 - 45) < 3
+            assert abs((truth.rotation - seen.rotation + 45) % 90 - 45) < 4
 
 
 def test_tall_piece_at_the_edge_of_a_tilted_view_is_reported_at_its_base(detector):

@@ -25,7 +25,6 @@ import numpy as np
 from calibration.development import LEVEL_OFFSET
 from vision import segment_kernels as kernels
 from vision.mask_kernels import components
-from vision.medians import median
 from vision.rectify import TableGrid
 from vision.touching import MIN_BLOB_MM2
 
@@ -190,12 +189,12 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     strongest parts, lone faint patches (table texture) are not.
     """
     bg = filler.background(table)
-    parts, lum, grey, chroma = _log_ratio_parts(table, bg)
+    parts, lum, grey, chroma, (chroma_sampled, lum_sampled) = _log_ratio_parts(table, bg, filler.sample)
     hue = parts[..., :2]   # a view, no copy
     # a dark, saturated table (felt) is noisy in log units: the hue threshold must clear
     # its own texture and noise, measured where most pixels are bare table
-    chroma_min = max(CHROMA_MIN, NOISE_FACTOR * median(chroma.ravel()[filler.sample]))
-    bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum.ravel()[filler.sample]), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
+    chroma_min = max(CHROMA_MIN, NOISE_FACTOR * kernels.median_of(chroma_sampled))
+    bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum_sampled), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
     score, dark, full, weak = _evidence(lum, grey, chroma, usable, chroma_min, bright_min)
     strong = cv2.morphologyEx(full, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -274,19 +273,21 @@ _LEVELS = np.arange(256, dtype=np.float32).reshape(1, 256)
 _WEIGHT_LUT = _LEVELS / (_LEVELS + NOISE_FLOOR_LEVELS)
 
 
-def _log_ratio_parts(table: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, ...]:
+def _log_ratio_parts(table: np.ndarray, bg: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, ...]:
     """The log ratio of picture to bare table, smoothed over 3×3 pixels (averaging sensor
     noise over ~1 mm²): its (hue 1, hue 2, grey mean) parts, the grey mean alone, and
     each pixel's darkening and hue change. The darkening is the channels' mean log
     ratio, the hue change their spread about it (the length of the hue part), each
     channel counting by how far the table's level is above the sensor's noise floor: a
     dark channel (blue on green felt) is mostly noise and JPEG rounding in log units,
-    not hue. One compiled pass (vision.segment_kernels)."""
+    not hue. Also the hue change and grey mean at the pixels `sample` (ascending flat
+    indices), 2×N. One compiled pass (vision.segment_kernels)."""
     parts = np.empty(table.shape, np.float32)
     lum, grey, chroma = (np.empty(table.shape[:2], np.float32) for _ in range(3))
+    sampled = np.empty((2, sample.size), np.float32)
     kernels.log_ratio_parts(np.ascontiguousarray(table), np.ascontiguousarray(bg), LOG_LUT[0], _WEIGHT_LUT[0],
-                            _HUE_LUM, parts, lum, grey, chroma)
-    return parts, lum, grey, chroma
+                            _HUE_LUM, parts, lum, grey, chroma, sample, sampled)
+    return parts, lum, grey, chroma, sampled
 
 
 def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.ndarray,
@@ -326,7 +327,7 @@ def _union_box(boxes: list) -> tuple[int, int, int, int]:
 def _robust_spread(values: np.ndarray) -> float:
     """Standard deviation estimated from the median absolute deviation (outliers —
     the pieces — barely move it)."""
-    return 1.4826 * median(np.abs(values - median(values)))
+    return 1.4826 * kernels.median_deviation(values)
 
 
 def blob_masks(fg: Foreground, margin: int, dark: bool = False) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:

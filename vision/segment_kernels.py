@@ -235,3 +235,34 @@ def median_deviation(values):
         deviations[i] = abs(values[i] - centre)
     return median_of(deviations)
 
+
+@jit()
+def area_mean(table, f, index, out):
+    """cv2.resize(table, INTER_AREA) by a whole factor f ≥ 3 (table f·h × f·w × 3 uint8,
+    contiguous) into out (h × w × 3), each cell then taken from cell index (flat, h × w)
+    of it: each f × f block's sum times 1/f² in float32, rounded half to even, as
+    OpenCV's whole-factor loop does it."""
+    height, width = out.shape[0], out.shape[1]
+    scale = F32(1.0) / F32(f * f)
+    rows = table.reshape(table.shape[0], -1)
+    columns = np.empty(rows.shape[1], np.int32)   # a block row's sums down each column
+    cells = np.empty(width * 3, np.int32)
+    small = np.empty(height * width * 3, np.uint8)
+    for y in range(height):
+        columns[:] = 0
+        for row in range(y * f, y * f + f):
+            line = rows[row]
+            for i in range(columns.size):
+                columns[i] += line[i]
+        cells[:] = 0
+        for x in range(width):
+            for k in range(f):
+                for c in range(3):
+                    cells[x * 3 + c] += columns[(x * f + k) * 3 + c]
+        for i in range(width * 3):
+            small[y * width * 3 + i] = np.rint(F32(cells[i]) * scale)
+    filled = out.reshape(-1)
+    for i in range(height * width):
+        j = index[i]
+        filled[3 * i], filled[3 * i + 1], filled[3 * i + 2] = small[3 * j], small[3 * j + 1], small[3 * j + 2]
+

@@ -108,3 +108,14 @@ def window_sums(dark, below, pieces, centres, reach, out):
                     sum_x += x - x0
                     sum_y += y - y0
         out[n, 0], out[n, 1], out[n, 2] = count, sum_x, sum_y
+
+
+@jit()
+def label_counts(labels, where, n):
+    """np.bincount(labels[where != 0], minlength=n) of labels below n."""
+    counts = np.zeros(n, np.int64)
+    for y in range(labels.shape[0]):
+        for x in range(labels.shape[1]):
+            if where[y, x]:
+                counts[labels[y, x]] += 1
+    return counts

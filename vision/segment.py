@@ -24,7 +24,7 @@ import numpy as np
 
 from calibration.development import LEVEL_OFFSET
 from vision import segment_kernels as kernels
-from vision.mask_kernels import components
+from vision.mask_kernels import components, label_counts
 from vision.rectify import TableGrid
 from vision.touching import MIN_BLOB_MM2
 
@@ -206,38 +206,38 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     strong = cv2.morphologyEx(full, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats = components(weak)
-    seeds = np.bincount(labels[strong > 0], minlength=n)
-    keep = (seeds >= MIN_SEED_MM2 / filler.res ** 2).astype(np.uint8) * 255
-    keep[0] = 0
+    seeds = label_counts(labels, strong, n)
+    keep = seeds >= MIN_SEED_MM2 / filler.res ** 2
+    keep[0] = False
     min_px = MIN_BLOB_MM2 / filler.res ** 2
-    blobs = [(int(i), tuple(int(v) for v in stats[i, :4])) for i in np.flatnonzero(keep)
-             if stats[i, cv2.CC_STAT_AREA] >= min_px]
-    mask = _paint(labels, stats, np.flatnonzero(keep), np.uint8(255))
+    areas = stats[:, cv2.CC_STAT_AREA]
+    boxes = stats[:, :4].tolist()
+    blobs = [(int(i), tuple(boxes[i])) for i in np.flatnonzero(keep & (areas >= min_px))]
     # black plastic under a bright room can be no darker than a deep shadow; but every
     # shadow on the table touches the piece that casts it: dark blobs are candidates,
     # kept if they touch no piece found (vision.pipeline); their evidence is their
     # darkness (opened wide enough to drop a plank's seam)
-    darker = cv2.blur(lum, (DARK_SMOOTH_PX, DARK_SMOOTH_PX)) < DARK_CANDIDATE_LOG
-    black = cv2.morphologyEx((darker * 255).astype(np.uint8) & usable, cv2.MORPH_OPEN,
+    # (cv2.compare compares in float32, as numpy compares a float32 array with a float)
+    darker = cv2.compare(cv2.blur(lum, (DARK_SMOOTH_PX, DARK_SMOOTH_PX)), DARK_CANDIDATE_LOG, cv2.CMP_LT)
+    black = cv2.morphologyEx(cv2.bitwise_and(darker, usable), cv2.MORPH_OPEN,
                              np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
     m, black_labels, black_stats = components(black)
-    on_sheet = np.bincount(black_labels[filler.near_sheet], minlength=m)
-    at_sheet = {j for j in range(1, m) if on_sheet[j] > AT_SHEET_SHARE * black_stats[j, cv2.CC_STAT_AREA]}
     # a coloured blob smaller than any piece is only some faces of one (green on green
     # felt: the faces that pass the lamp's light, the rest darkened like a shadow): the
     # dark candidate it touches takes it in when together they make a piece (`whole`
     # below), else, if it covers much of the candidate, the candidate is its shadow. One
     # too small to be fitted on their own (MIN_BLOB_MM2: a few lit specks of a dark
     # green upright on felt, path-traced) is taken in anyway and makes no shadow of it.
-    small = (keep > 0) & (stats[:, cv2.CC_STAT_AREA] < PIECE_MIN_MM2 / filler.res ** 2)
-    in_small = _paint(labels, stats, np.flatnonzero(small), True)
-    overlap = np.bincount(black_labels[(mask > 0) & ~in_small], minlength=m)
-    fitted_small = np.flatnonzero(small & (stats[:, cv2.CC_STAT_AREA] >= min_px))
-    overlap_small = np.bincount(black_labels[_paint(labels, stats, fitted_small, True)], minlength=m)
+    small = keep & (areas < PIECE_MIN_MM2 / filler.res ** 2)
+    classes = keep.astype(np.uint8) + small + (small & (areas >= min_px))   # see dark_overlaps
+    mask = np.empty(labels.shape, np.uint8)
+    on_class, on_sheet, pairs = kernels.dark_overlaps(labels, classes, black_labels, m, filler.near_sheet,
+                                                      int(areas[small].sum()), mask)
+    at_sheet = {j for j in range(1, m) if on_sheet[j] > AT_SHEET_SHARE * black_stats[j, cv2.CC_STAT_AREA]}
+    overlap, overlap_small = on_class[:, 1], on_class[:, 3]   # on big blobs; on small fitted ones
     absorbed: dict[int, set] = {}
-    for j, i in set(zip(black_labels[in_small].tolist(), labels[in_small].tolist())):
-        if j:
-            absorbed.setdefault(j, set()).add(i)
+    for j, i in set(map(tuple, pairs.tolist())):
+        absorbed.setdefault(j, set()).add(i)
     dark_blobs, beside = [], set()
     for j in range(1, m):
         area = black_stats[j, cv2.CC_STAT_AREA]
@@ -309,18 +309,6 @@ def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.
                                            -SHADOW_HUE_RATIO, DARK_LOG_MAX, WEAK))
     kernels.evidence(lum, grey, chroma, np.ascontiguousarray(usable), limits, score, dark, full, weak)
     return score, dark, full, weak
-
-
-def _paint(labels: np.ndarray, stats: np.ndarray, which: np.ndarray, value) -> np.ndarray:
-    """An image of `value` where `labels` is one of `which`, else zero: component by
-    component in their boxes (the kept components are a few dozen of up to thousands;
-    looking every pixel's label up takes ~4× as long)."""
-    out = np.zeros(labels.shape, type(value))
-    for i in which:
-        x, y, w, h = stats[i, :4]
-        box = np.s_[y:y + h, x:x + w]
-        out[box][labels[box] == i] = value
-    return out
 
 
 def _union_box(boxes: list) -> tuple[int, int, int, int]:

@@ -266,3 +266,30 @@ def area_mean(table, f, index, out):
         j = index[i]
         filled[3 * i], filled[3 * i + 1], filled[3 * i + 2] = small[3 * j], small[3 * j + 1], small[3 * j + 2]
 
+
+@jit()
+def dark_overlaps(labels, classes, dark_labels, m, near_sheet, small_pixels, mask):
+    """segment.foreground's tallies of its dark candidates (dark_labels, m labels; 0 none)
+    against the weak components (labels, their classes[label]: 0 dropped, 1 kept, 2 kept
+    and small, 3 small and fitted; small_pixels: the small ones' area): each candidate's
+    pixels on each class (m × 4) and near the sheets (m); each pixel of a small
+    component on a candidate as (candidate, component), in row order (N × 2); and mask
+    255 on the kept components, else 0."""
+    on_class = np.zeros((m, 4), np.int64)
+    on_sheet = np.zeros(m, np.int64)
+    pairs = np.empty((small_pixels, 2), np.int64)
+    count = 0
+    height, width = labels.shape
+    for y in range(height):
+        for x in range(width):
+            i, j = labels[y, x], dark_labels[y, x]
+            kind = classes[i]
+            mask[y, x] = 255 if kind else 0
+            if not j:   # (most pixels)
+                continue
+            on_class[j, kind] += 1
+            on_sheet[j] += near_sheet[y, x]
+            if kind >= 2:
+                pairs[count, 0], pairs[count, 1] = j, i
+                count += 1
+    return on_class, on_sheet, pairs[:count]

@@ -127,19 +127,6 @@ class Foreground:
     dark_blobs: list        # the same for dark, hueless blobs: black plastic, or shadows
     beside: frozenset = frozenset()   # labels of the dark blobs that also cover a coloured one
 
-    def table_log_reflectance(self, x: int, y: int, w: int, h: int, where: np.ndarray | None = None) -> np.ndarray:
-        """log(bare table / white paper) in a box, h×w×3 float32 (N×3: only `where`)."""
-        return LOG_LUT[0, _pick(self.background[y:y + h, x:x + w], where)] - self.paper_log
-
-    def log_reflectance(self, x: int, y: int, w: int, h: int, where: np.ndarray | None = None) -> np.ndarray:
-        """log(pixel / white paper) in a box, h×w×3 float32 (N×3: only `where`)."""
-        return LOG_LUT[0, _pick(self.table[y:y + h, x:x + w], where)] - self.paper_log
-
-
-def _pick(box: np.ndarray, where: np.ndarray | None) -> np.ndarray:
-    """The box's pixels where `where` is true (all of them if None)."""
-    return box if where is None else box[where]
-
 
 class BackgroundFiller:
     """Fills the cells of a coarse table picture that the camera misses or the markers

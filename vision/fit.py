@@ -22,6 +22,7 @@ from domain import CoinKind, Size
 from vision import fit_kernels as kernels
 from vision import gauss_newton as gn
 from vision.geometry import COIN, FLAT, UPRIGHT, lift, model, silhouettes
+from vision.mask_kernels import layer_counts
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -281,7 +282,7 @@ def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.n
     """Intersection over union of each hypothesis's apparent silhouette (`polys`) and its
     blob's mask, not counting undecided pixels the silhouette covers, and each pyramid's
     silhouette as drawn in its blob's box (0/1; None for a coin). A blob's hypotheses
-    are drawn into the layers of one stack; the counts are one product with its pixels."""
+    are drawn into the layers of one stack, counted in one compiled pass."""
     shift = 4
     # every pyramid's silhouette in fixed-point pixels of its blob's box, converted together
     pyr = [k for k, h in enumerate(hyps) if h.kind != COIN]
@@ -307,11 +308,9 @@ def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.n
             else:
                 cv2.fillConvexPoly(layer, fixed[k], 1, cv2.LINE_8, shift)
                 drawn[k] = layer
-        inside = mask > 0
         # a silhouette pixel counts in the intersection on the blob, in the union off it
         # unless undecided; the blob's own pixels are all in the union
-        weights = np.column_stack([inside.ravel(), (~inside & (und == 0)).ravel()]).astype(np.float32)
-        inter, extra = (models.reshape(len(rows), -1).astype(np.float32) @ weights).astype(np.int64).T
-        union = extra + np.count_nonzero(inside)
+        inter, extra = layer_counts(models, mask, und).T
+        union = extra + np.count_nonzero(mask)
         out[rows] = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
     return out, drawn

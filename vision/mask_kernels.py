@@ -119,3 +119,21 @@ def label_counts(labels, where, n):
             if where[y, x]:
                 counts[labels[y, x]] += 1
     return counts
+
+
+@jit()
+def layer_counts(layers, mask, undecided):
+    """For each layer of a stack (L × H × W, nonzero: drawn) the pixels it draws on the
+    mask and those it draws off the mask where undecided is 0 (L × 2 int64)."""
+    counts = np.zeros((layers.shape[0], 2), np.int64)
+    for k in range(layers.shape[0]):
+        on, off = 0, 0
+        for y in range(mask.shape[0]):
+            for x in range(mask.shape[1]):
+                if layers[k, y, x]:
+                    if mask[y, x]:
+                        on += 1
+                    elif not undecided[y, x]:
+                        off += 1
+        counts[k, 0], counts[k, 1] = on, off
+    return counts

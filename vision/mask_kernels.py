@@ -137,3 +137,35 @@ def layer_counts(layers, mask, undecided):
                         off += 1
         counts[k, 0], counts[k, 1] = on, off
     return counts
+
+
+@jit()
+def touching_components(mask, seed):
+    """The 8-connected components of a binary mask that reach a pixel of `seed` or one of
+    its 8 neighbours (uint8 0/255): cv2.connectedComponents' components, kept where
+    cv2.dilate(seed, 3×3) meets them, grown from those pixels."""
+    height, width = mask.shape
+    out = np.zeros((height, width), np.uint8)
+    stack = np.empty((height * width, 2), np.int64)
+    top = 0
+    for y in range(height):
+        for x in range(width):
+            if mask[y, x] and not out[y, x]:
+                near = False
+                for v in range(max(y - 1, 0), min(y + 2, height)):
+                    for u in range(max(x - 1, 0), min(x + 2, width)):
+                        near = near or seed[v, u] != 0
+                if near:
+                    out[y, x] = 255
+                    stack[top, 0], stack[top, 1] = y, x
+                    top += 1
+    while top:
+        top -= 1
+        y, x = stack[top, 0], stack[top, 1]
+        for v in range(max(y - 1, 0), min(y + 2, height)):
+            for u in range(max(x - 1, 0), min(x + 2, width)):
+                if mask[v, u] and not out[v, u]:
+                    out[v, u] = 255
+                    stack[top, 0], stack[top, 1] = v, u
+                    top += 1
+    return out

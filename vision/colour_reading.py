@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.colour import TRANSLUCENT, ColourModels
-from vision.medians import column_medians, percentile
+from vision import reading_kernels
+from vision.segment import LOG_LUT
 
 # A blob's colour is measured on its pixels more saturated than this percentile.
 SATURATED_PERCENTILE = 75
@@ -87,9 +88,11 @@ NEAR_CALL = 0.05
 GREY_APPEARANCE = 0.1
 
 
-def readings(pixels: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Two readings of a blob's colour, each (observed, table) log colours: the median of
-    the pixels whose hue differs most from the bare table's, and of all its pixels.
+def readings(picture: np.ndarray, table: np.ndarray, where: np.ndarray, paper_log: np.ndarray) -> np.ndarray:
+    """Two readings of a blob's colour, each (observed, table) log colours against the
+    white paper (`paper_log`): the median of its pixels (`where` in a box of the picture
+    and of the bare table's estimate, uint8 BGR) whose hue differs most from the bare
+    table's, and of all of them.
 
     Faces mirroring a lamp or a window are paler than the plastic, and the blurred rim
     mixes in the table (which may itself be more saturated than the piece: blue plastic
@@ -98,12 +101,9 @@ def readings(pixels: np.ndarray, table: np.ndarray) -> np.ndarray:
     through (green over red-poor felt), the faces' mirror of the room is all of that
     channel, and the pixels with the most hue change are those that mirror most: a
     green upright's top quarter reads yellow, its whole reads green. Which reading holds
-    is decided by the colour models (the one some plastic explains best)."""
-    change = pixels - table
-    sat = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
-    keep = sat >= percentile(sat, SATURATED_PERCENTILE)
-    return np.array([[column_medians(pixels[keep]), column_medians(table[keep])],
-                     [column_medians(pixels), column_medians(table)]])
+    is decided by the colour models (the one some plastic explains best). Compiled
+    (vision.reading_kernels)."""
+    return reading_kernels.readings(picture, table, where, LOG_LUT[0], paper_log, SATURATED_PERCENTILE)
 
 
 def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

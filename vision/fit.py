@@ -22,6 +22,7 @@ from domain import CoinKind, Size
 from vision import fit_kernels as kernels
 from vision import gauss_newton as gn
 from vision.geometry import COIN, FLAT, UPRIGHT, lift, model, silhouettes
+from vision.mask_kernels import layer_counts
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
 OUTLINE_POINTS = 48
@@ -174,7 +175,6 @@ def _unit(deg: float) -> np.ndarray:
     return np.array([np.cos(np.radians(deg)), np.sin(np.radians(deg))])
 
 
-@lru_cache(maxsize=None)
 def _row_model(kind: str, size: Size | None, coin: CoinKind | None) -> tuple:
     """A row's model for vision.gauss_newton: (vertex offsets 5×2, heights 5, faces 5×4,
     radius: 0 for a pyramid, a coin's (then no vertices))."""
@@ -182,6 +182,17 @@ def _row_model(kind: str, size: Size | None, coin: CoinKind | None) -> tuple:
         return np.zeros((5, 2)), np.zeros(5), np.zeros((5, 4), np.int64), coin.diameter / 2  # type: ignore[union-attr]
     m = model(kind, size)  # type: ignore[arg-type]
     return m.offsets, m.heights.astype(float), m.faces.astype(np.int64), 0.0
+
+
+@lru_cache(maxsize=None)
+def _model_table() -> tuple[dict, tuple]:
+    """Every row model, stacked as vision.gauss_newton takes them (fixed types and
+    layouts: the kernel compiles once), and each (kind, size, coin)'s index in them."""
+    keys = [(kind, size, None) for kind in (UPRIGHT, FLAT) for size in Size] + [(COIN, None, coin) for coin in CoinKind]
+    rows = [_row_model(*key) for key in keys]
+    arrays = tuple(np.array([row[i] for row in rows], dtype).reshape(shape) for i, (dtype, shape) in
+                   enumerate([(float, (-1, 5, 2)), (float, (-1, 5)), (np.int64, (-1, 5, 4)), (float, (-1,))]))
+    return {key: i for i, key in enumerate(keys)}, arrays
 
 
 def point_weights(r: np.ndarray, open_side: np.ndarray) -> np.ndarray:
@@ -197,10 +208,9 @@ def gauss_newton(hyps: list[Hypothesis], params: np.ndarray, points: np.ndarray,
     points' signed distances to the model's silhouette (`point_weights`).
 
     edge_offset (N×1, mm): how far each row's true edge lies outside its outline points."""
-    rows = [_row_model(h.kind, h.size, h.coin) for h in hyps]
-    # fixed types and layouts: the kernel compiles once
-    model_arrays = tuple(np.array([row[i] for row in rows], dtype).reshape(shape) for i, (dtype, shape) in
-                         enumerate([(float, (-1, 5, 2)), (float, (-1, 5)), (np.int64, (-1, 5, 4)), (float, (-1,))]))
+    index_of, table = _model_table()
+    rows = np.array([index_of[(h.kind, h.size, h.coin)] for h in hyps], np.int64)
+    model_arrays = tuple(array[rows] for array in table)
     params = np.array(params, float)   # fitted in place
     r = gn.solve(params, model_arrays, np.ascontiguousarray(points, float), np.ascontiguousarray(open_side, bool),
                  np.ascontiguousarray(camera, float), np.ascontiguousarray(edge_offset, float).reshape(-1),
@@ -272,7 +282,7 @@ def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.n
     """Intersection over union of each hypothesis's apparent silhouette (`polys`) and its
     blob's mask, not counting undecided pixels the silhouette covers, and each pyramid's
     silhouette as drawn in its blob's box (0/1; None for a coin). A blob's hypotheses
-    are drawn into the layers of one stack; the counts are one product with its pixels."""
+    are drawn into the layers of one stack, counted in one compiled pass."""
     shift = 4
     # every pyramid's silhouette in fixed-point pixels of its blob's box, converted together
     pyr = [k for k, h in enumerate(hyps) if h.kind != COIN]
@@ -298,11 +308,9 @@ def silhouette_ious(hyps: list[Hypothesis], params: np.ndarray, polys: list[np.n
             else:
                 cv2.fillConvexPoly(layer, fixed[k], 1, cv2.LINE_8, shift)
                 drawn[k] = layer
-        inside = mask > 0
         # a silhouette pixel counts in the intersection on the blob, in the union off it
         # unless undecided; the blob's own pixels are all in the union
-        weights = np.column_stack([inside.ravel(), (~inside & (und == 0)).ravel()]).astype(np.float32)
-        inter, extra = (models.reshape(len(rows), -1).astype(np.float32) @ weights).astype(np.int64).T
-        union = extra + np.count_nonzero(inside)
+        inter, extra = layer_counts(models, mask, und).T
+        union = extra + np.count_nonzero(mask)
         out[rows] = np.where(union > 0, inter / np.maximum(union, 1), 0.0)
     return out, drawn

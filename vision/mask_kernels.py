@@ -108,3 +108,64 @@ def window_sums(dark, below, pieces, centres, reach, out):
                     sum_x += x - x0
                     sum_y += y - y0
         out[n, 0], out[n, 1], out[n, 2] = count, sum_x, sum_y
+
+
+@jit()
+def label_counts(labels, where, n):
+    """np.bincount(labels[where != 0], minlength=n) of labels below n."""
+    counts = np.zeros(n, np.int64)
+    for y in range(labels.shape[0]):
+        for x in range(labels.shape[1]):
+            if where[y, x]:
+                counts[labels[y, x]] += 1
+    return counts
+
+
+@jit()
+def layer_counts(layers, mask, undecided):
+    """For each layer of a stack (L × H × W, nonzero: drawn) the pixels it draws on the
+    mask and those it draws off the mask where undecided is 0 (L × 2 int64)."""
+    counts = np.zeros((layers.shape[0], 2), np.int64)
+    for k in range(layers.shape[0]):
+        on, off = 0, 0
+        for y in range(mask.shape[0]):
+            for x in range(mask.shape[1]):
+                if layers[k, y, x]:
+                    if mask[y, x]:
+                        on += 1
+                    elif not undecided[y, x]:
+                        off += 1
+        counts[k, 0], counts[k, 1] = on, off
+    return counts
+
+
+@jit()
+def touching_components(mask, seed):
+    """The 8-connected components of a binary mask that reach a pixel of `seed` or one of
+    its 8 neighbours (uint8 0/255): cv2.connectedComponents' components, kept where
+    cv2.dilate(seed, 3×3) meets them, grown from those pixels."""
+    height, width = mask.shape
+    out = np.zeros((height, width), np.uint8)
+    stack = np.empty((height * width, 2), np.int64)
+    top = 0
+    for y in range(height):
+        for x in range(width):
+            if mask[y, x] and not out[y, x]:
+                near = False
+                for v in range(max(y - 1, 0), min(y + 2, height)):
+                    for u in range(max(x - 1, 0), min(x + 2, width)):
+                        near = near or seed[v, u] != 0
+                if near:
+                    out[y, x] = 255
+                    stack[top, 0], stack[top, 1] = y, x
+                    top += 1
+    while top:
+        top -= 1
+        y, x = stack[top, 0], stack[top, 1]
+        for v in range(max(y - 1, 0), min(y + 2, height)):
+            for u in range(max(x - 1, 0), min(x + 2, width)):
+                if mask[v, u] and not out[v, u]:
+                    out[v, u] = 255
+                    stack[top, 0], stack[top, 1] = v, u
+                    top += 1
+    return out

@@ -12,16 +12,6 @@ import math
 import numpy as np
 
 
-def column_medians(values: np.ndarray) -> np.ndarray:
-    """np.median(values, axis=0) of an N×C array without NaNs, from a partition at one
-    rank (as `median`)."""
-    n = len(values)
-    part = np.partition(values, n // 2, axis=0)
-    if n % 2:
-        return part[n // 2]
-    return (part[:n // 2].max(axis=0) + part[n // 2]) / 2
-
-
 def median(values: np.ndarray) -> float:
     """np.median of a 1-D array without NaNs, from a partition at one rank (NumPy's
     own, at the two middle ranks of an even count, is ~10× slower)."""

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from vision.decide import SHADOW_DARKER, TINT_SHARE
-from vision.mask_kernels import components
+from vision.mask_kernels import components, touching_components
 from vision.medians import median, percentile
 from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground
 from vision.touching import (MIN_BLOB_MM2, angle_apart, convex_fill, row_ends, split, split_by_hue,
@@ -129,8 +129,8 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
         for q in parts:
             if q is not part:
                 others |= q
-        undecided = (fg.dark[y:y + h, x:x + w] | weak) & ~hull & ~others
-        n, labels = cv2.connectedComponents(undecided, connectivity=8)
+        # the faint or shadow-like pixels next to it: those components touching its hull
+        undecided = touching_components((fg.dark[y:y + h, x:x + w] | weak) & ~hull & ~others, hull)
         # the outline at sub-pixel precision: the cut, interpolated SUBPIXEL times finer
         # (only around the part: outside it the cut is constant, so a crop with a pixel
         # of it to spare interpolates exactly alike, at a fraction of the cost)
@@ -139,11 +139,8 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
         x0, y0, x1, y1 = max(bx - 1, 0), max(by - 1, 0), min(bx + bw + 1, w), min(by + bh + 1, h)
         fine = cv2.resize(np.where(region[y0:y1, x0:x1] > 0, cut[y0:y1, x0:x1], -level), None,
                           fx=SUBPIXEL, fy=SUBPIXEL, interpolation=cv2.INTER_LINEAR)
-        near = np.zeros(n, np.uint8)   # the undecided components touching the hull
-        near[labels[cv2.dilate(hull, np.ones((3, 3), np.uint8)) > 0]] = 255
-        near[0] = 0
         inside = (fine > 0).astype(np.uint8)
-        out.append(Part(hull, near[labels], _hull_points(inside, SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL,
+        out.append(Part(hull, undecided, _hull_points(inside, SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL,
                         _contour_points(inside, SUBPIXEL, (x0, y0)), dark))
     return out
 

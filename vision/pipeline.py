@@ -169,7 +169,7 @@ class Detector:
                     continue
                 inner = cv2.erode(part.mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
-                readings.append(colour_reading.readings(fg.log_reflectance(*box, sel), fg.table_log_reflectance(*box, sel)))
+                readings.append(colour_reading.readings(fg.table[crop], fg.background[crop], sel, fg.paper_log))
                 out.append(_Blob(part, np.array(box[:2]), area, readings[-1][0], readings[-1][1],
                                  decide.tinted_shadow(fg.lum[crop], chroma, sel), fg.lum[crop], chroma, hue, dark,
                                  beside=beside))

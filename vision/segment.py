@@ -24,8 +24,7 @@ import numpy as np
 
 from calibration.development import LEVEL_OFFSET
 from vision import segment_kernels as kernels
-from vision.mask_kernels import components
-from vision.medians import median
+from vision.mask_kernels import components, label_counts
 from vision.rectify import TableGrid
 from vision.touching import MIN_BLOB_MM2
 
@@ -128,19 +127,6 @@ class Foreground:
     dark_blobs: list        # the same for dark, hueless blobs: black plastic, or shadows
     beside: frozenset = frozenset()   # labels of the dark blobs that also cover a coloured one
 
-    def table_log_reflectance(self, x: int, y: int, w: int, h: int, where: np.ndarray | None = None) -> np.ndarray:
-        """log(bare table / white paper) in a box, h×w×3 float32 (N×3: only `where`)."""
-        return LOG_LUT[0, _pick(self.background[y:y + h, x:x + w], where)] - self.paper_log
-
-    def log_reflectance(self, x: int, y: int, w: int, h: int, where: np.ndarray | None = None) -> np.ndarray:
-        """log(pixel / white paper) in a box, h×w×3 float32 (N×3: only `where`)."""
-        return LOG_LUT[0, _pick(self.table[y:y + h, x:x + w], where)] - self.paper_log
-
-
-def _pick(box: np.ndarray, where: np.ndarray | None) -> np.ndarray:
-    """The box's pixels where `where` is true (all of them if None)."""
-    return box if where is None else box[where]
-
 
 class BackgroundFiller:
     """Fills the cells of a coarse table picture that the camera misses or the markers
@@ -163,13 +149,20 @@ class BackgroundFiller:
             idx = np.zeros(labels.max() + 1, int)
             idx[labels[ok]] = np.flatnonzero(ok.ravel())
             self.index = idx[labels]
+        # whole cells of 3 px or more: OpenCV's area mean and the filling in one compiled pass
+        self.whole_cells = self.f >= 3 and (grid.height, grid.width) == (self.shape[0] * self.f, self.shape[1] * self.f)
+        self.source = np.arange(ok.size) if self.index is None else self.index.ravel()
         self.window = min(int(BG_WINDOW_MM / (self.f * grid.res)) | 1, 255)
 
     def background(self, table: np.ndarray) -> np.ndarray:
         """The bare table under the same light: a coarse median."""
-        small = cv2.resize(table, self.shape[::-1], interpolation=cv2.INTER_AREA)
-        if self.index is not None:
-            small = small.reshape(-1, 3)[self.index]
+        if self.whole_cells:
+            small = np.empty(self.shape + (3,), np.uint8)
+            kernels.area_mean(np.ascontiguousarray(table), self.f, self.source, small)
+        else:
+            small = cv2.resize(table, self.shape[::-1], interpolation=cv2.INTER_AREA)
+            if self.index is not None:
+                small = small.reshape(-1, 3)[self.index]
         bg = cv2.medianBlur(small, self.window)
         return cv2.resize(bg, self.out_size, interpolation=cv2.INTER_LINEAR)
 
@@ -190,48 +183,48 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     strongest parts, lone faint patches (table texture) are not.
     """
     bg = filler.background(table)
-    parts, lum, grey, chroma = _log_ratio_parts(table, bg)
+    parts, lum, grey, chroma, (chroma_sampled, lum_sampled) = _log_ratio_parts(table, bg, filler.sample)
     hue = parts[..., :2]   # a view, no copy
     # a dark, saturated table (felt) is noisy in log units: the hue threshold must clear
     # its own texture and noise, measured where most pixels are bare table
-    chroma_min = max(CHROMA_MIN, NOISE_FACTOR * median(chroma.ravel()[filler.sample]))
-    bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum.ravel()[filler.sample]), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
+    chroma_min = max(CHROMA_MIN, NOISE_FACTOR * kernels.median_of(chroma_sampled))
+    bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum_sampled), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
     score, dark, full, weak = _evidence(lum, grey, chroma, usable, chroma_min, bright_min)
     strong = cv2.morphologyEx(full, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats = components(weak)
-    seeds = np.bincount(labels[strong > 0], minlength=n)
-    keep = (seeds >= MIN_SEED_MM2 / filler.res ** 2).astype(np.uint8) * 255
-    keep[0] = 0
+    seeds = label_counts(labels, strong, n)
+    keep = seeds >= MIN_SEED_MM2 / filler.res ** 2
+    keep[0] = False
     min_px = MIN_BLOB_MM2 / filler.res ** 2
-    blobs = [(int(i), tuple(int(v) for v in stats[i, :4])) for i in np.flatnonzero(keep)
-             if stats[i, cv2.CC_STAT_AREA] >= min_px]
-    mask = _paint(labels, stats, np.flatnonzero(keep), np.uint8(255))
+    areas = stats[:, cv2.CC_STAT_AREA]
+    boxes = stats[:, :4].tolist()
+    blobs = [(int(i), tuple(boxes[i])) for i in np.flatnonzero(keep & (areas >= min_px))]
     # black plastic under a bright room can be no darker than a deep shadow; but every
     # shadow on the table touches the piece that casts it: dark blobs are candidates,
     # kept if they touch no piece found (vision.pipeline); their evidence is their
     # darkness (opened wide enough to drop a plank's seam)
-    darker = cv2.blur(lum, (DARK_SMOOTH_PX, DARK_SMOOTH_PX)) < DARK_CANDIDATE_LOG
-    black = cv2.morphologyEx((darker * 255).astype(np.uint8) & usable, cv2.MORPH_OPEN,
+    # (cv2.compare compares in float32, as numpy compares a float32 array with a float)
+    darker = cv2.compare(cv2.blur(lum, (DARK_SMOOTH_PX, DARK_SMOOTH_PX)), DARK_CANDIDATE_LOG, cv2.CMP_LT)
+    black = cv2.morphologyEx(cv2.bitwise_and(darker, usable), cv2.MORPH_OPEN,
                              np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
     m, black_labels, black_stats = components(black)
-    on_sheet = np.bincount(black_labels[filler.near_sheet], minlength=m)
-    at_sheet = {j for j in range(1, m) if on_sheet[j] > AT_SHEET_SHARE * black_stats[j, cv2.CC_STAT_AREA]}
     # a coloured blob smaller than any piece is only some faces of one (green on green
     # felt: the faces that pass the lamp's light, the rest darkened like a shadow): the
     # dark candidate it touches takes it in when together they make a piece (`whole`
     # below), else, if it covers much of the candidate, the candidate is its shadow. One
     # too small to be fitted on their own (MIN_BLOB_MM2: a few lit specks of a dark
     # green upright on felt, path-traced) is taken in anyway and makes no shadow of it.
-    small = (keep > 0) & (stats[:, cv2.CC_STAT_AREA] < PIECE_MIN_MM2 / filler.res ** 2)
-    in_small = _paint(labels, stats, np.flatnonzero(small), True)
-    overlap = np.bincount(black_labels[(mask > 0) & ~in_small], minlength=m)
-    fitted_small = np.flatnonzero(small & (stats[:, cv2.CC_STAT_AREA] >= min_px))
-    overlap_small = np.bincount(black_labels[_paint(labels, stats, fitted_small, True)], minlength=m)
+    small = keep & (areas < PIECE_MIN_MM2 / filler.res ** 2)
+    classes = keep.astype(np.uint8) + small + (small & (areas >= min_px))   # see dark_overlaps
+    mask = np.empty(labels.shape, np.uint8)
+    on_class, on_sheet, pairs = kernels.dark_overlaps(labels, classes, black_labels, m, filler.near_sheet,
+                                                      int(areas[small].sum()), mask)
+    at_sheet = {j for j in range(1, m) if on_sheet[j] > AT_SHEET_SHARE * black_stats[j, cv2.CC_STAT_AREA]}
+    overlap, overlap_small = on_class[:, 1], on_class[:, 3]   # on big blobs; on small fitted ones
     absorbed: dict[int, set] = {}
-    for j, i in set(zip(black_labels[in_small].tolist(), labels[in_small].tolist())):
-        if j:
-            absorbed.setdefault(j, set()).add(i)
+    for j, i in set(map(tuple, pairs.tolist())):
+        absorbed.setdefault(j, set()).add(i)
     dark_blobs, beside = [], set()
     for j in range(1, m):
         area = black_stats[j, cv2.CC_STAT_AREA]
@@ -274,19 +267,21 @@ _LEVELS = np.arange(256, dtype=np.float32).reshape(1, 256)
 _WEIGHT_LUT = _LEVELS / (_LEVELS + NOISE_FLOOR_LEVELS)
 
 
-def _log_ratio_parts(table: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, ...]:
+def _log_ratio_parts(table: np.ndarray, bg: np.ndarray, sample: np.ndarray) -> tuple[np.ndarray, ...]:
     """The log ratio of picture to bare table, smoothed over 3×3 pixels (averaging sensor
     noise over ~1 mm²): its (hue 1, hue 2, grey mean) parts, the grey mean alone, and
     each pixel's darkening and hue change. The darkening is the channels' mean log
     ratio, the hue change their spread about it (the length of the hue part), each
     channel counting by how far the table's level is above the sensor's noise floor: a
     dark channel (blue on green felt) is mostly noise and JPEG rounding in log units,
-    not hue. One compiled pass (vision.segment_kernels)."""
+    not hue. Also the hue change and grey mean at the pixels `sample` (ascending flat
+    indices), 2×N. One compiled pass (vision.segment_kernels)."""
     parts = np.empty(table.shape, np.float32)
     lum, grey, chroma = (np.empty(table.shape[:2], np.float32) for _ in range(3))
+    sampled = np.empty((2, sample.size), np.float32)
     kernels.log_ratio_parts(np.ascontiguousarray(table), np.ascontiguousarray(bg), LOG_LUT[0], _WEIGHT_LUT[0],
-                            _HUE_LUM, parts, lum, grey, chroma)
-    return parts, lum, grey, chroma
+                            _HUE_LUM, parts, lum, grey, chroma, sample, sampled)
+    return parts, lum, grey, chroma, sampled
 
 
 def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.ndarray,
@@ -303,18 +298,6 @@ def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.
     return score, dark, full, weak
 
 
-def _paint(labels: np.ndarray, stats: np.ndarray, which: np.ndarray, value) -> np.ndarray:
-    """An image of `value` where `labels` is one of `which`, else zero: component by
-    component in their boxes (the kept components are a few dozen of up to thousands;
-    looking every pixel's label up takes ~4× as long)."""
-    out = np.zeros(labels.shape, type(value))
-    for i in which:
-        x, y, w, h = stats[i, :4]
-        box = np.s_[y:y + h, x:x + w]
-        out[box][labels[box] == i] = value
-    return out
-
-
 def _union_box(boxes: list) -> tuple[int, int, int, int]:
     """The smallest box (x, y, w, h) holding all these boxes."""
     b = np.array(boxes)
@@ -326,7 +309,7 @@ def _union_box(boxes: list) -> tuple[int, int, int, int]:
 def _robust_spread(values: np.ndarray) -> float:
     """Standard deviation estimated from the median absolute deviation (outliers —
     the pieces — barely move it)."""
-    return 1.4826 * median(np.abs(values - median(values)))
+    return 1.4826 * kernels.median_deviation(values)
 
 
 def blob_masks(fg: Foreground, margin: int, dark: bool = False) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:

@@ -63,11 +63,13 @@ def _smoothed_row(table, bg, y, log_lut, ratio, out):
 
 
 @jit()
-def log_ratio_parts(table, bg, log_lut, weight_lut, m, parts, lum, grey, chroma):
-    """segment._log_ratio_parts into its four outputs (see there; m: its colour
+def log_ratio_parts(table, bg, log_lut, weight_lut, m, parts, lum, grey, chroma, sample, sampled):
+    """segment._log_ratio_parts into its outputs (see there; m: its colour
     transform), row by row: the row-smoothed rows above and below, the column pass, the
     colour transform and the hue change, on a plane per channel (so the compiler
-    vectorises the pixels). Serial: see docs/detection-speed.md for prange."""
+    vectorises the pixels); and the hue change and darkening at the pixels `sample`
+    (ascending flat indices) into sampled[0] and [1], while their rows are in the cache.
+    Serial: see docs/detection-speed.md for prange."""
     height, width = table.shape[0], table.shape[1]
     # row-smoothed rows, picture row i in slot i % 3 (held: which row a slot has)
     rows = np.empty((3, 3, width), np.float32)
@@ -76,6 +78,7 @@ def log_ratio_parts(table, bg, log_lut, weight_lut, m, parts, lum, grey, chroma)
     weight, out = np.empty((3, width), np.float32), np.empty((3, width), np.float32)
     eps = F32(1e-6)
     three, zero = F32(3.0), F32(0.0)
+    taken = 0   # samples written
     for y in range(height):
         above, below = _reflect(y - 1, height), _reflect(y + 1, height)
         for i in (above, y, below):
@@ -113,6 +116,10 @@ def log_ratio_parts(table, bg, log_lut, weight_lut, m, parts, lum, grey, chroma)
                 for j in range(3):
                     parts[y, x, j] = _fma(m[j, 2], s2[x], _fma(m[j, 0], s0[x], m[j, 1] * s1[x])) + zero
                 lum[y, x] = parts[y, x, 2]
+        while taken < sample.size and sample[taken] < (y + 1) * width:
+            x = sample[taken] - y * width
+            sampled[0, taken], sampled[1, taken] = ch[x], lum[y, x]
+            taken += 1
 
 
 @jit()
@@ -151,3 +158,138 @@ def hue_length(hue, out):
             a, b = np.float64(hue[y, x, 0]), np.float64(hue[y, x, 1])
             length = F32(math.sqrt(a * a + b * b))
             out[y, x] = np.inf if math.isinf(a) or math.isinf(b) else length
+
+
+# The sortable keys' bits, taken in three counting passes (most significant first).
+_KEY_DIGITS = ((21, 11), (10, 11), (0, 10))
+
+
+@jit()
+def _sortable(values):
+    """float32 values' bits as keys in the values' order (uint32; −0 just below +0)."""
+    keys = values.copy().view(np.uint32)
+    for i in range(keys.size):
+        b = keys[i]
+        keys[i] = ~b if b >> np.uint32(31) else b | np.uint32(0x80000000)
+    return keys
+
+
+@jit()
+def _value_of(key):
+    """The float32 whose sortable key this is."""
+    bits = np.empty(1, np.uint32)
+    bits[0] = key & np.uint32(0x7FFFFFFF) if key >> np.uint32(31) else ~key
+    return bits.view(np.float32)[0]
+
+
+@jit()
+def _key_at_rank(keys, rank):
+    """The key of this rank (0: the smallest), by counting digits: each pass counts the
+    candidates' next digit and keeps those in the digit that holds the rank."""
+    candidates, count, key = keys.copy(), keys.size, np.uint32(0)
+    for shift, width in _KEY_DIGITS:
+        counts = np.zeros(1 << width, np.int64)
+        mask = np.uint32((1 << width) - 1)
+        for i in range(count):
+            counts[(candidates[i] >> np.uint32(shift)) & mask] += 1
+        digit = 0
+        while rank >= counts[digit]:
+            rank -= counts[digit]
+            digit += 1
+        key |= np.uint32(digit) << np.uint32(shift)
+        kept = 0
+        for i in range(count):   # (without a branch: the digit is often unpredictable)
+            candidates[kept] = candidates[i]
+            kept += (candidates[i] >> np.uint32(shift)) & mask == digit
+        count = kept
+    return key
+
+
+@jit()
+def median_of(values):
+    """vision.medians.median of a float32 array without NaNs (its value; where both
+    zeros lie at the middle, its sign may differ), from its values' sortable keys."""
+    n = values.size
+    if n == 0:
+        return F32(np.nan)
+    keys = _sortable(values)
+    upper = _key_at_rank(keys, n // 2)
+    if n % 2:
+        return _value_of(upper)
+    below, lower = 0, np.uint32(0)   # the largest key under the upper middle one
+    for i in range(n):
+        under = keys[i] < upper
+        below += under
+        lower = max(lower, keys[i] if under else np.uint32(0))
+    lower = upper if below < n // 2 else lower
+    return (_value_of(lower) + _value_of(upper)) / F32(2.0)
+
+
+@jit()
+def median_deviation(values):
+    """median(|v − median(v)|) of float32 values without NaNs, as vision.medians.median
+    and numpy's float32 arithmetic give it."""
+    centre = median_of(values)
+    deviations = np.empty_like(values)
+    for i in range(values.size):
+        deviations[i] = abs(values[i] - centre)
+    return median_of(deviations)
+
+
+@jit()
+def area_mean(table, f, index, out):
+    """cv2.resize(table, INTER_AREA) by a whole factor f ≥ 3 (table f·h × f·w × 3 uint8,
+    contiguous) into out (h × w × 3), each cell then taken from cell index (flat, h × w)
+    of it: each f × f block's sum times 1/f² in float32, rounded half to even, as
+    OpenCV's whole-factor loop does it."""
+    height, width = out.shape[0], out.shape[1]
+    scale = F32(1.0) / F32(f * f)
+    rows = table.reshape(table.shape[0], -1)
+    columns = np.empty(rows.shape[1], np.int32)   # a block row's sums down each column
+    cells = np.empty(width * 3, np.int32)
+    small = np.empty(height * width * 3, np.uint8)
+    for y in range(height):
+        columns[:] = 0
+        for row in range(y * f, y * f + f):
+            line = rows[row]
+            for i in range(columns.size):
+                columns[i] += line[i]
+        cells[:] = 0
+        for x in range(width):
+            for k in range(f):
+                for c in range(3):
+                    cells[x * 3 + c] += columns[(x * f + k) * 3 + c]
+        for i in range(width * 3):
+            small[y * width * 3 + i] = np.rint(F32(cells[i]) * scale)
+    filled = out.reshape(-1)
+    for i in range(height * width):
+        j = index[i]
+        filled[3 * i], filled[3 * i + 1], filled[3 * i + 2] = small[3 * j], small[3 * j + 1], small[3 * j + 2]
+
+
+@jit()
+def dark_overlaps(labels, classes, dark_labels, m, near_sheet, small_pixels, mask):
+    """segment.foreground's tallies of its dark candidates (dark_labels, m labels; 0 none)
+    against the weak components (labels, their classes[label]: 0 dropped, 1 kept, 2 kept
+    and small, 3 small and fitted; small_pixels: the small ones' area): each candidate's
+    pixels on each class (m × 4) and near the sheets (m); each pixel of a small
+    component on a candidate as (candidate, component), in row order (N × 2); and mask
+    255 on the kept components, else 0."""
+    on_class = np.zeros((m, 4), np.int64)
+    on_sheet = np.zeros(m, np.int64)
+    pairs = np.empty((small_pixels, 2), np.int64)
+    count = 0
+    height, width = labels.shape
+    for y in range(height):
+        for x in range(width):
+            i, j = labels[y, x], dark_labels[y, x]
+            kind = classes[i]
+            mask[y, x] = 255 if kind else 0
+            if not j:   # (most pixels)
+                continue
+            on_class[j, kind] += 1
+            on_sheet[j] += near_sheet[y, x]
+            if kind >= 2:
+                pairs[count, 0], pairs[count, 1] = j, i
+                count += 1
+    return on_class, on_sheet, pairs[:count]

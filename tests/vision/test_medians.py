@@ -1,10 +1,12 @@
-"""vision.medians gives NumPy's medians exactly: the detector's thresholds compare them."""
+"""vision.medians and the compiled medians (vision.segment_kernels, vision.reading_kernels)
+give NumPy's exactly: the detector's thresholds compare them."""
 
 import math
 
 import numpy as np
 
-from vision.medians import column_medians, median
+from vision import reading_kernels, segment_kernels
+from vision.medians import median, percentile
 
 
 def _arrays(rng, count):
@@ -27,8 +29,26 @@ def test_median_of_nothing_is_nan():
     assert math.isnan(median(np.zeros(0, np.float32)))
 
 
-def test_column_medians_are_numpys():
+def test_compiled_medians_are_numpys():
     rng = np.random.default_rng(8)
-    for values in _arrays(rng, 500):
-        table = np.column_stack([values, values[::-1] * 2, -values])
-        assert np.array_equal(column_medians(table), np.median(table, axis=0))
+    for values in _arrays(rng, 1000):
+        values = values.astype(np.float32)
+        assert segment_kernels.median_of(values) == float(np.median(values))
+        assert segment_kernels.median_deviation(values) == float(np.median(np.abs(values - np.median(values))))
+
+
+def test_compiled_readings_are_numpys():
+    rng = np.random.default_rng(9)
+    lut, paper = rng.normal(size=256).astype(np.float32), rng.normal(size=3).astype(np.float32)
+    for k in range(300):
+        h, w = (int(v) for v in rng.integers(1, 40, 2))
+        picture, table = (rng.integers(0, 256 if k % 2 else 4, (h, w, 3), dtype=np.uint8) for _ in range(2))
+        where = rng.random((h, w)) < 0.7
+        where.flat[0] = True
+        pixels, bare = lut[picture[where]] - paper, lut[table[where]] - paper
+        change = pixels - bare
+        sat = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
+        keep = sat >= percentile(sat, 75)
+        expected = np.array([[np.median(pixels[keep], axis=0), np.median(bare[keep], axis=0)],
+                             [np.median(pixels, axis=0), np.median(bare, axis=0)]])
+        assert np.array_equal(reading_kernels.readings(picture, table, where, lut, paper, 75), expected)

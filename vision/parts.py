@@ -57,7 +57,8 @@ LEFT_OUT_HUE_APART = 40.0
 # untinted brightening is a reflection) but less than the parts (the fainter piece, which
 # is why the cut left it). If none of it (this top percentile) is lighter than the bare
 # table, it may as well be a shadow, however tinted (green on green felt darkens the felt
-# all over like one): such a part is marked `dark`, and vision.shadows decides.
+# all over like one): such a part is marked `dark`, and the shadow rules decide
+# (vision.shadows, vision.decide) as for any dark candidate.
 LEFT_OUT_LIT_PERCENTILE = 90
 # Such a part must also be plainly more than table: its typical (median) pixel this many
 # times past the foreground's thresholds. Measured: the two pieces found this way 1.9

@@ -300,9 +300,8 @@ class Detector:
         pieces, coins, decided = [], [], []
         chosen, chosen_options = [], []
         direction = shadows.picture_direction(found, lum, self.grid.res)
-        shade = shadows.on_shadow_side(found, direction, self.grid)
-        for k, (b, options) in enumerate(zip(found, fits)):
-            if not options or k in shade:
+        for b, options in zip(found, fits):
+            if not options:
                 continue
             options.sort(key=decide.cost)
             best = decide.not_explaining_shadow(options, b, self.grid, camera, direction)

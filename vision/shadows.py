@@ -135,20 +135,6 @@ def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray
     return mean / norm if norm > 0 else None
 
 
-def on_shadow_side(found: list[_Blob], direction: np.ndarray | None, grid: TableGrid) -> set[int]:
-    """Indices of the dark parts of blobs (vision.parts.Part.dark: left out of a blob's
-    cut, another hue than its pieces, darker than the table all over) that touch a lit
-    blob (within SHADOW_TOUCH_MM) on its shadow side: its shadow, which starts at its
-    base. Every one of them when the picture's shadow direction is unknown. One that
-    lies elsewhere is a piece that darkens the table like a shadow (green on green felt
-    beside a yellow piece)."""
-    dark = [k for k, b in enumerate(found) if b.part.dark]
-    lit = [b for b in found if not b.dark and not b.part.dark]
-    if not dark or direction is None or not lit:
-        return set(dark)
-    return {k for k in dark if _touches_on_shadow_side(found[k], lit, direction, grid)}
-
-
 def _touches_on_shadow_side(b: _Blob, lit: list[_Blob], direction: np.ndarray | None, grid: TableGrid) -> bool:
     """Does blob `b` touch one of the `lit` blobs (within SHADOW_TOUCH_MM) on its shadow
     side (`direction`; always, when it is unknown)?"""

@@ -103,24 +103,31 @@ def test_a_small_upright_and_its_sharp_coloured_shadow_are_not_a_flat_piece(seed
     assert_read_as(detect(rendered(seed)), where, 3.0, colour, Size.SMALL, Pose.UPRIGHT)
 
 
-def _blob(centre, dark_part=False, dark=False):
+def _blob(centre, dark=False):
     """A stand-in for vision.pipeline._Blob: a 10 px square outline about `centre` (grid px)."""
     square = np.array([[-5.0, -5.0], [5.0, -5.0], [5.0, 5.0], [-5.0, 5.0]])
     return SimpleNamespace(dark=dark, origin_px=np.array(centre, float),
-                           part=SimpleNamespace(dark=dark_part, outline=square))
+                           part=SimpleNamespace(dark=False, outline=square))
 
 
-def test_a_dark_part_is_a_shadow_only_touching_a_lit_blob_on_its_shadow_side():
+def test_touching_a_lit_blob_on_its_shadow_side():
     lamp_east = np.array([-1.0, 0.0])   # shadows fall west
-    found = [_blob((100, 100)),
-             _blob((89, 100), dark_part=True),    # west, touching it: its shadow
-             _blob((100, 111), dark_part=True),   # south, touching it: a piece beside it
-             _blob((70, 100), dark_part=True),    # west, 20 mm from its base: no shadow of it
-             _blob((60, 100), dark=True)]         # a dark candidate: vision.shadows.without_shadows' job
+    lit = [_blob((100, 100))]
     grid = TableGrid(0.0, 0.0, 1.0, 200, 200)
-    assert shadows.on_shadow_side(found, lamp_east, grid) == {1}
-    # no shadow direction known: every dark part may be a shadow
-    assert shadows.on_shadow_side(found, None, grid) == {1, 2, 3}
+    west, south, far_west = _blob((89, 100), dark=True), _blob((100, 111), dark=True), _blob((70, 100), dark=True)
+    assert shadows._touches_on_shadow_side(west, lit, lamp_east, grid)           # touching it: its shadow's place
+    assert not shadows._touches_on_shadow_side(south, lit, lamp_east, grid)      # beside it
+    assert not shadows._touches_on_shadow_side(far_west, lit, lamp_east, grid)   # 20 mm from its base
+    # no shadow direction known: anything may be a shadow
+    assert shadows._touches_on_shadow_side(south, lit, None, grid)
+
+
+def test_a_dark_part_left_out_on_a_pieces_shadow_side_may_be_a_piece():
+    # a green upright darkening the cloth beside a hand, left out of the blob it shares
+    # with its neighbour, on that one's shadow side: dropped before its fit until the
+    # shadow rules were left to decide (nineteenth pass: that early drop had dropped 2
+    # pieces and 1 shadow over every set)
+    assert_read_as(detect(rendered(9908, hands=1)), (98.0, 227.0), 5.0, "green", Size.MEDIUM, Pose.UPRIGHT)
 
 
 def test_a_green_upright_beside_a_yellow_one_on_wood():

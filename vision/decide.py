@@ -328,8 +328,14 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
 
 def offset(inner: np.ndarray, beyond: np.ndarray) -> np.ndarray:
     """From the centroid of one mask to that of another (pixels; grid axes = table axes)."""
-    (yc, xc), (ys, xs) = np.nonzero(inner), np.nonzero(beyond)
-    return np.array([xs.mean() - xc.mean(), ys.mean() - yc.mean()])
+    return _centroid(beyond) - _centroid(inner)
+
+
+def _centroid(mask: np.ndarray) -> np.ndarray:
+    """A boolean mask's centroid (x, y; NaN if empty): its pixels' mean column and row, as
+    np.nonzero's means (OpenCV's moments of a binary picture are exact integer sums)."""
+    m = cv2.moments(mask.view(np.uint8), True)
+    return np.array([m["m10"], m["m01"]]) / m["m00"]
 
 
 def _paler_and_darker(b: _Blob, beyond: np.ndarray, core: np.ndarray) -> bool:

@@ -17,7 +17,7 @@ from shapely.geometry import Point, Polygon
 
 from domain import Size
 from vision import fit as fitting
-from vision.geometry import COIN, FLAT, UPRIGHT, apparent_vertices, model, silhouette
+from vision.geometry import COIN, FLAT, UPRIGHT, apparent_vertices, following, model, preceding, silhouette
 from vision.medians import median
 from vision.rectify import TableGrid
 
@@ -145,7 +145,7 @@ def _outline_normals(fit: fitting.Fit, camera: np.ndarray) -> tuple[np.ndarray, 
     """EDGE_POINTS points evenly spaced along a pyramid hypothesis's apparent outline
     (mm) and the outward unit normal at each."""
     pts = fitting.perimeter_points([outline_of(fit, camera)], EDGE_POINTS)[0]
-    tangent = np.roll(pts, -1, axis=0) - np.roll(pts, 1, axis=0)
+    tangent = following(pts) - preceding(pts)
     normal = np.column_stack([tangent[:, 1], -tangent[:, 0]]) / np.maximum(np.hypot(*tangent.T), 1e-9)[:, None]
     normal *= np.sign(np.sum(normal * (pts - pts.mean(axis=0)), axis=1))[:, None]  # outwards: the outline is convex
     return pts, normal
@@ -173,7 +173,7 @@ SHADOW_STARTS = 0.2
 
 def _signed_distance(pts: np.ndarray, poly: np.ndarray) -> np.ndarray:
     """Signed distance (mm, positive outside) of points to a convex polygon."""
-    edge = np.roll(poly, -1, axis=0) - poly
+    edge = following(poly) - poly
     normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(*edge.T), 1e-9)[:, None]
     normal *= np.sign(np.sum(normal * (poly - poly.mean(axis=0)), axis=1))[:, None]
     return np.max(pts @ normal.T - np.sum(poly * normal, axis=1), axis=1)

@@ -24,7 +24,7 @@ from shapely.geometry import Polygon
 from vision import fit as fitting
 from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM,
                            TIGHT_FIT_COST_MM, _model_mask, _outline, _outline_normals, _sample, cost, offset)
-from vision.geometry import COIN, FLAT, UPRIGHT
+from vision.geometry import COIN, FLAT, UPRIGHT, following
 from vision.mask_kernels import window_sums
 from vision.medians import median
 from vision.rectify import TableGrid
@@ -182,7 +182,7 @@ def picture_direction(found: list[_Blob], lum: np.ndarray, res: float) -> np.nda
 def _centre_px(b: _Blob) -> np.ndarray:
     """A blob's centroid (grid pixels): its convex outline's, by the shoelace formula."""
     p = b.part.outline.astype(float)
-    q = np.roll(p, -1, axis=0)
+    q = following(p)
     cross = p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]
     area = cross.sum() / 2
     if abs(area) < 1e-9:

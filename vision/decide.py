@@ -293,6 +293,11 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
     best = options[0]
     if best.hypothesis.kind == COIN or b.dark:
         return best
+    mine = (best.hypothesis.kind, best.hypothesis.size)
+    rivals = [f for f in options[1:] if f.hypothesis.kind != COIN and (f.hypothesis.kind, f.hypothesis.size) != mine
+              and not (cost(f) > cost(best) + SHADOW_SWAP_COST_MM or f.iou < IOU_MIN)]
+    if not rivals:   # (half the blobs: their masks are not drawn)
+        return best
     origin = grid.corner_mm(b.origin_px)
     shape = b.part.mask.shape
     grow = np.ones((2 * SHADOW_EDGE_PX + 1,) * 2, np.uint8)
@@ -301,12 +306,7 @@ def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
     cover = drawn & (cv2.erode(b.part.mask, grow) > 0)
     past = (b.part.mask > 0) & ~(cv2.dilate(drawn.astype(np.uint8), grow) > 0)  # the blob beyond the winner
     chosen, most = best, -1
-    for f in options[1:]:
-        h = f.hypothesis
-        if h.kind == COIN or (h.kind, h.size) == (best.hypothesis.kind, best.hypothesis.size):
-            continue
-        if cost(f) > cost(best) + SHADOW_SWAP_COST_MM or f.iou < IOU_MIN:
-            continue
+    for f in rivals:
         inner = _model_mask(f, shape, origin, grid.res, camera)
         if np.count_nonzero(inner) >= np.count_nonzero(drawn):
             continue  # only a smaller rival can leave a shadow out

@@ -355,6 +355,8 @@ def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozens
     that pass its light with little hue left (the hue only where the lamp comes through
     them): its model, the coloured blob's colour. (A dark blob explained by a flat piece
     may be only some faces of an upright: no such help.)"""
+    if not any(b.dark for b, _, _ in chosen):
+        return list(chosen)   # nothing to drop: the pieces' outlines are not drawn
     lit = [(k, _outline(best, camera)) for k, (b, best, _) in enumerate(chosen) if not b.dark]
     lit_blobs = [chosen[k][0] for k, _ in lit]
     out = list(chosen)

@@ -260,7 +260,9 @@ def _model_mask(fit: fitting.Fit, shape: tuple[int, int], origin_mm: np.ndarray,
                 camera: np.ndarray) -> np.ndarray:
     """A pyramid hypothesis's apparent silhouette drawn in a blob's box (bool): as the
     fit drew it, if it did in this box."""
-    if fit.drawn is not None and fit.drawn[1].shape == shape and np.array_equal(fit.drawn[0], origin_mm):
+    # (the corners compared coordinate by coordinate: np.array_equal costs ~3 µs a call)
+    if fit.drawn is not None and fit.drawn[1].shape == shape \
+            and fit.drawn[0][0] == origin_mm[0] and fit.drawn[0][1] == origin_mm[1]:
         return fit.drawn[1] > 0
     return polygon_mask(outline_of(fit, camera), shape, origin_mm, res)
 

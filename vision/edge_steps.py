@@ -316,21 +316,25 @@ def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> b
                 and median(chroma[nose]) < decide.TINT_SHARE * median(chroma[~nose]))
 
 
-def _better(b, best: fitting.Fit, options: list[fitting.Fit], keys: list[tuple[str, Size]],
+def _better(b, best: fitting.Fit, options: list[fitting.Fit], codes: list[int],
             score: np.ndarray, params: np.ndarray, grid: TableGrid, camera: np.ndarray,
             shadow_nose: float | None = None) -> tuple[int, float] | None:
-    """Which of a blob's searched starts (their size and pose `keys`, edge `score` and
-    refined `params`; the first is the winner's own) should replace the winner, if any,
+    """Which of a blob's searched starts (their size and pose `codes`, edges.KEYS'
+    indices, edge `score` and refined `params`; the first is the winner's own) should replace the winner, if any,
     and by how much its edges beat the ratio it needed (0: just). `shadow_nose`: the
     winner is a flat piece that may be an upright and its shadow, and this share of its
     edges is what an upright needs (_shadow_noses)."""
     mine = (best.hypothesis.kind, best.hypothesis.size)
     fitted = {(f.hypothesis.kind, f.hypothesis.size): decide.cost(f) for f in options
               if f.hypothesis.kind != COIN and f.iou >= decide.IOU_MIN}
-    top: dict[tuple[str, Size], int] = {}
-    for r in range(1, len(keys)):
-        if keys[r] != mine and (keys[r] not in top or score[r] > score[top[keys[r]]]):
-            top[keys[r]] = r
+    # each other size and pose's best start (ties: the first), by code and Python floats:
+    # ~90 starts a blob, where hashing a (kind, Size) key is a Python call
+    mine_code, scores, top_by_code = CODE[mine], score.tolist(), {}
+    for r in range(1, len(codes)):
+        c = codes[r]
+        if c != mine_code and (c not in top_by_code or scores[r] > scores[top_by_code[c]]):
+            top_by_code[c] = r
+    top = {KEYS[c]: r for c, r in top_by_code.items()}
 
     @functools.cache
     def holds_shaded_faces() -> bool:
@@ -408,7 +412,7 @@ def steps_decide(chosen: list, all_options: list[list[fitting.Fit]], emap: EdgeM
     ends = np.searchsorted(owner, blobs, side="right")
     for i, lo, hi in zip(blobs, [0, *ends[:-1]], ends):
         b, best, gap = chosen[i]
-        pick = _better(b, best, all_options[i], [KEYS[c] for c in code[lo:hi]], score[lo:hi],
+        pick = _better(b, best, all_options[i], code[lo:hi].tolist(), score[lo:hi],
                        params[lo:hi], emap.grid, camera, shadow_noses.get(i))
         if pick is not None:
             r, beyond = lo + pick[0], pick[1]

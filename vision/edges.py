@@ -201,18 +201,23 @@ def refine(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) 
 
 def ascend(rows: HypothesisRows, params: np.ndarray, best: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`refine` of rows already scored (`best`) at `params`, which it moves in place."""
-    n = len(params)
+    best = best.copy()
     step = np.array([STEP_MM, STEP_MM, STEP_DEG])
     for _ in range(ROUNDS):
         moves = np.concatenate([np.diag(step), -np.diag(step)])                        # 6×3
+        live = np.arange(len(params))
         for _ in range(MOVES_PER_ROUND):
-            trial = (params[:, None, :] + moves[None]).reshape(-1, 3)
-            s = rows.scores(trial, len(moves)).reshape(n, len(moves))
+            n = len(live)
+            trial = (params[live, None, :] + moves[None]).reshape(-1, 3)
+            s = (rows if n == len(params) else rows.take(live)).scores(trial, len(moves)).reshape(n, len(moves))
             pick = np.argmax(s, axis=1)
             top = s[np.arange(n), pick]
-            gain = top > best
-            params[gain] = trial.reshape(n, len(moves), 3)[np.flatnonzero(gain), pick[gain]]
-            best = np.where(gain, top, best)
+            gain = top > best[live]
+            moved = live[gain]
+            params[moved] = trial.reshape(n, len(moves), 3)[np.flatnonzero(gain), pick[gain]]
+            best[moved] = top[gain]
+            # a row that did not move would try the same poses again, to no gain
+            live = moved
         step = step / 2
     return params, best
 

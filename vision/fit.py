@@ -108,14 +108,18 @@ def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: n
     (within AREA_FACTOR), or the small ones for a blob smaller than them all. All
     candidates' apparent areas are computed together."""
     candidates = []  # (blob, kind, size, starting variants)
+    axes = _blob_axes(points)
+    # an upright piece's base sits towards the camera from the blob's centre (every
+    # blob's and size's at once: elementwise, as one by one)
+    centroids = points.mean(axis=1)[:, None]   # (_blob_axes' centroids)
     heights = np.array([size.height for size in Size])
-    for blob, (centroid, headings, rect_angle) in enumerate(_blob_axes(points)):
-        # an upright piece's base sits towards the camera from the blob's centre
-        bases = centroid - (lift(np.repeat(centroid[None], len(heights), axis=0), heights, camera) - centroid) / 4
+    all_bases = centroids - (lift(np.repeat(centroids, len(heights), axis=1), heights, camera) - centroids) / 4
+    for blob, ((centroid, headings, rect_angle), bases) in enumerate(zip(axes, all_bases)):
         for size, base in zip(Size, bases):
             candidates.append((blob, UPRIGHT, size, [(*base, rect_angle % 90), (*base, (rect_angle + 45) % 90)]))
+        units = [(a, _unit(a)) for a in headings]
         for size in Size:
-            candidates.append((blob, FLAT, size, [(*(centroid - _FLAT_OFFSET[size] * _unit(a)), a) for a in headings]))
+            candidates.append((blob, FLAT, size, [(*(centroid - _FLAT_OFFSET[size] * u), a) for a, u in units]))
     sil = silhouettes([c[1] for c in candidates], [c[2] for c in candidates],
                       np.array([c[3][0] for c in candidates], float), camera)
     options: dict[tuple[int, str], list] = {}

@@ -24,7 +24,7 @@ from shapely.geometry import Polygon
 from vision import fit as fitting
 from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM,
                            TIGHT_FIT_COST_MM, _model_mask, _outline, _outline_normals, _sample, cost, offset)
-from vision.geometry import COIN, FLAT, UPRIGHT
+from vision.geometry import COIN, FLAT, UPRIGHT, following
 from vision.mask_kernels import window_sums
 from vision.medians import median
 from vision.rectify import TableGrid
@@ -168,7 +168,7 @@ def picture_direction(found: list[_Blob], lum: np.ndarray, res: float) -> np.nda
 def _centre_px(b: _Blob) -> np.ndarray:
     """A blob's centroid (grid pixels): its convex outline's, by the shoelace formula."""
     p = b.part.outline.astype(float)
-    q = np.roll(p, -1, axis=0)
+    q = following(p)
     cross = p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]
     area = cross.sum() / 2
     if abs(area) < 1e-9:
@@ -341,6 +341,8 @@ def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozens
     that pass its light with little hue left (the hue only where the lamp comes through
     them): its model, the coloured blob's colour. (A dark blob explained by a flat piece
     may be only some faces of an upright: no such help.)"""
+    if not any(b.dark for b, _, _ in chosen):
+        return list(chosen)   # nothing to drop: the pieces' outlines are not drawn
     lit = [(k, _outline(best, camera)) for k, (b, best, _) in enumerate(chosen) if not b.dark]
     lit_blobs = [chosen[k][0] for k, _ in lit]
     out = list(chosen)

@@ -17,6 +17,13 @@ from vision.scenes import rendered
 from seeded import assert_read_as, detect
 
 GRID = TableGrid(0.0, 0.0, 1.0, 200, 200)
+
+
+def _codes(keys):
+    """(kind, size) keys as edge_steps._better takes them: edges.KEYS' indices."""
+    return [edges.CODE[key] for key in keys]
+
+
 # Seeded pieces read right until the renderer's haze was absorbed and its thick places
 # stopped mirroring the room (docs/renderer.md, 2026-11-23): known losses, kept pinned.
 RENDERER_LOST = pytest.mark.xfail(strict=True, reason="lost since the renderer's haze is absorbed")
@@ -119,7 +126,7 @@ def test_a_loose_flat_straight_along_the_shadows_may_be_an_upright_and_its_shado
     params = np.array([winner.params, upright.params])
     score = np.array([0.1, 0.1 * (edge_steps.STRAIGHT_LOOSE_RATIO + edge_steps.SOFT_NOSE_RATIO) / 2])
     for ratio, switched in ((noses[0], True), (edge_steps.SOFT_NOSE_RATIO, False), (None, False)):
-        pick = edge_steps._better(None, winner, [winner, upright], keys, score, params, GRID, CAMERA, ratio)
+        pick = edge_steps._better(None, winner, [winner, upright], _codes(keys), score, params, GRID, CAMERA, ratio)
         assert (pick is not None and pick[0] == 1) is switched
 
 
@@ -178,9 +185,9 @@ def test_a_choice_the_edges_make_just_past_their_ratio_is_not_confident():
     keys = [(FLAT, Size.LARGE), (FLAT, Size.MEDIUM)]
     params = np.zeros((2, 3))
     for rival_score, margin in ((0.125, 0.125 / 0.12 - 1), (0.2, 0.2 / 0.12 - 1)):
-        pick = edge_steps._better(None, best, [best, rival], keys, np.array([0.1, rival_score]), params, GRID, CAMERA)
+        pick = edge_steps._better(None, best, [best, rival], _codes(keys), np.array([0.1, rival_score]), params, GRID, CAMERA)
         assert pick[0] == 1 and pick[1] == pytest.approx(margin)
-    assert edge_steps._better(None, best, [best, rival], keys, np.array([0.1, 0.11]), params, GRID, CAMERA) is None
+    assert edge_steps._better(None, best, [best, rival], _codes(keys), np.array([0.1, 0.11]), params, GRID, CAMERA) is None
 
 
 def test_a_small_flat_in_a_large_ones_nose_gives_way_to_a_medium_that_also_passes():
@@ -192,7 +199,7 @@ def test_a_small_flat_in_a_large_ones_nose_gives_way_to_a_medium_that_also_passe
     keys = [(FLAT, Size.LARGE), (FLAT, Size.MEDIUM), (FLAT, Size.SMALL)]
     params = np.zeros((3, 3))
     for medium, pick in ((0.15, 1), (0.11, 2)):   # the medium past EDGE_RATIO (1.2), or not
-        assert edge_steps._better(None, best, options, keys, np.array([0.1, medium, 0.19]), params,
+        assert edge_steps._better(None, best, options, _codes(keys), np.array([0.1, medium, 0.19]), params,
                                   GRID, CAMERA)[0] == pick
 
 
@@ -240,7 +247,7 @@ def test_an_upright_holding_dark_faces_keeps_its_pose_against_a_flat_in_its_ridg
     params = np.array([LARGE_AT, flat.params])
     score = np.array([0.1, 0.1 * edge_steps.OTHER_POSE_RATIO * 1.3])
     for rest, kept in ((-0.6, True), (0.0, False)):
-        pick = edge_steps._better(half_lit_blob(rest), upright, [upright, flat], keys, score, params, GRID, CAMERA)
+        pick = edge_steps._better(half_lit_blob(rest), upright, [upright, flat], _codes(keys), score, params, GRID, CAMERA)
         assert (pick is None) is kept
 
 
@@ -254,7 +261,7 @@ def test_a_bigger_upright_adding_dark_faces_is_not_ruled_out_by_its_outline():
     params = np.array([medium.params, LARGE_AT])
     score = np.array([0.1, 0.1 * edge_steps.EDGE_RATIO * 1.2])
     for rest, switched in ((-0.6, True), (0.0, False)):
-        pick = edge_steps._better(half_lit_blob(rest), medium, [medium, large], keys, score, params, GRID, CAMERA)
+        pick = edge_steps._better(half_lit_blob(rest), medium, [medium, large], _codes(keys), score, params, GRID, CAMERA)
         assert (pick is not None and pick[0] == 1) is switched
 
 
@@ -265,7 +272,7 @@ def test_an_upright_adding_dark_faces_beats_a_flat_at_the_size_ratio():
     params = np.array([flat.params, LARGE_AT])
     score = np.array([0.1, 0.1 * (edge_steps.EDGE_RATIO + edge_steps.OTHER_POSE_RATIO) / 2])
     for rest, switched in ((-0.6, True), (0.0, False)):
-        pick = edge_steps._better(half_lit_blob(rest), flat, [flat, upright], keys, score, params, GRID, CAMERA)
+        pick = edge_steps._better(half_lit_blob(rest), flat, [flat, upright], _codes(keys), score, params, GRID, CAMERA)
         assert (pick is not None and pick[0] == 1) is switched
 
 
@@ -331,7 +338,7 @@ def test_a_flat_winner_ringed_by_an_uprights_faint_faces_is_that_upright():
     params = np.array([flat.params, LARGE_AT])
     score = np.array([0.1, 0.1 * (edge_steps.FAINT_RING_RATIO + 1.0) / 2])
     for rest_lum, rest_chroma, switched in ((-0.3, 0.3, True), (-0.3, 0.0, False), (0.0, 0.3, False)):
-        pick = edge_steps._better(half_lit_blob(rest_lum, rest_chroma), flat, [flat, upright], keys, score, params,
+        pick = edge_steps._better(half_lit_blob(rest_lum, rest_chroma), flat, [flat, upright], _codes(keys), score, params,
                                   GRID, CAMERA)
         assert (pick is not None and pick[0] == 1) is switched
 

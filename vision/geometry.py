@@ -47,6 +47,22 @@ def following(points: np.ndarray) -> np.ndarray:
     return np.concatenate((points[1:], points[:1]))
 
 
+def polygon_centroid(points: np.ndarray) -> np.ndarray:
+    """A closed polygon's centroid, by the shoelace formula (its vertices' mean if it
+    has no area).
+
+    >>> polygon_centroid(np.array([[0, 0], [4, 0], [4, 2], [0, 2]])).tolist()
+    [2.0, 1.0]
+    """
+    p = points.astype(float)
+    q = following(p)
+    cross = p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]
+    area = cross.sum() / 2
+    if abs(area) < 1e-9:
+        return p.mean(axis=0)
+    return ((p + q) * cross[:, None]).sum(axis=0) / (6 * area)
+
+
 def preceding(points: np.ndarray) -> np.ndarray:
     """Each vertex's predecessor around a closed polygon: np.roll(points, 1, axis=0).
 

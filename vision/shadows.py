@@ -24,7 +24,7 @@ from shapely.geometry import Polygon
 from vision import fit as fitting
 from vision.decide import (EDGE_SIDE_MM, IOU_MIN, SHADOW_EDGE_PX, SHADOW_SWAP_COST_MM, SHADOW_TOUCH_MM,
                            TIGHT_FIT_COST_MM, _model_mask, _outline, _outline_normals, _sample, cost, offset)
-from vision.geometry import COIN, FLAT, UPRIGHT, following
+from vision.geometry import COIN, FLAT, UPRIGHT
 from vision.mask_kernels import window_sums
 from vision.medians import median
 from vision.rectify import TableGrid
@@ -140,7 +140,7 @@ def _touches_on_shadow_side(b: _Blob, lit: list[_Blob], direction: np.ndarray | 
     side (`direction`; always, when it is unknown)?"""
     if direction is None:
         return True
-    v = _centre_px(b) - np.array([_centre_px(o) for o in lit]).reshape(-1, 2)
+    v = b.centre_px - np.array([o.centre_px for o in lit]).reshape(-1, 2)
     side = v @ direction > SHADOW_SIDE_COS * np.hypot(v[:, 0], v[:, 1])
     mine = _blob_polygon(b, grid)
     return any(s and mine.distance(_blob_polygon(o, grid)) <= SHADOW_TOUCH_MM for s, o in zip(side, lit))
@@ -161,19 +161,8 @@ def picture_direction(found: list[_Blob], lum: np.ndarray, res: float) -> np.nda
             continue
         (x, y), (h, w) = b.origin_px, b.part.mask.shape
         pieces[y:y + h, x:x + w] |= b.part.mask > 0
-        centres.append(_centre_px(b))
+        centres.append(b.centre_px)
     return shadow_direction(lum, pieces, np.array(centres), res) if centres else None
-
-
-def _centre_px(b: _Blob) -> np.ndarray:
-    """A blob's centroid (grid pixels): its convex outline's, by the shoelace formula."""
-    p = b.part.outline.astype(float)
-    q = following(p)
-    cross = p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]
-    area = cross.sum() / 2
-    if abs(area) < 1e-9:
-        return p.mean(axis=0) + b.origin_px
-    return ((p + q) * cross[:, None]).sum(axis=0) / (6 * area) + b.origin_px
 
 
 def _tint(b: _Blob) -> tuple[float, float, np.ndarray]:
@@ -209,7 +198,7 @@ def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, dire
     if len(lit) < 2:
         return chosen
     outlines = [_outline_mm(chosen[k][0], grid) for k in lit]
-    centres = grid.to_mm(np.array([_centre_px(chosen[k][0]) for k in lit]))
+    centres = grid.to_mm(np.array([chosen[k][0].centre_px for k in lit]))
     reach = np.array([np.max(np.hypot(*(o - c).T)) for o, c in zip(outlines, centres)])
     # pairs (shadow, caster) whose blobs can touch, the shadow on the caster's shadow side
     v = centres[:, None] - centres[None]

@@ -72,7 +72,8 @@ def test_a_dark_upright_that_also_covered_a_piece_is_its_shadow_on_its_shadow_si
 
     def square(dark, x0, beside=False):
         outline = np.array([[x0, 95], [x0 + 12, 95], [x0 + 12, 107], [x0, 107]], float) - 0.5
-        return SimpleNamespace(dark=dark, beside=beside, origin_px=np.array([0, 0]), part=SimpleNamespace(outline=outline))
+        return SimpleNamespace(dark=dark, beside=beside, origin_px=np.array([0, 0]), centre_px=outline.mean(axis=0),
+                               part=SimpleNamespace(outline=outline))
 
     lit = (square(False, 94), Fit(Hypothesis(0, UPRIGHT, Size.SMALL), np.array([100.0, 101.0, 0.0]), 0.5, 0.9), 1.0)
     dark = (square(True, 107, beside=True), Fit(Hypothesis(0, UPRIGHT, Size.SMALL), np.array([113.0, 101.0, 0.0]), 0.5, 0.9), 1.0)

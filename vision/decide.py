@@ -258,12 +258,13 @@ def tinted_shadow(lum: np.ndarray, chroma: np.ndarray, inner: np.ndarray) -> np.
 
 def _model_mask(fit: fitting.Fit, shape: tuple[int, int], origin_mm: np.ndarray, res: float,
                 camera: np.ndarray) -> np.ndarray:
-    """A pyramid hypothesis's apparent silhouette drawn in a blob's box (bool): as the
-    fit drew it, if it did in this box."""
-    # (the corners compared coordinate by coordinate: np.array_equal costs ~3 µs a call)
+    """A pyramid hypothesis's apparent silhouette drawn in a blob's box (bool, not to be
+    written into): as the fit drew it, if it did in this box."""
+    # (the corners compared coordinate by coordinate: np.array_equal costs ~3 µs a call;
+    # the kept layer is 0/1, so a bool view of it, not a comparison's copy)
     if fit.drawn is not None and fit.drawn[1].shape == shape \
             and fit.drawn[0][0] == origin_mm[0] and fit.drawn[0][1] == origin_mm[1]:
-        return fit.drawn[1] > 0
+        return fit.drawn[1].view(bool)
     return polygon_mask(outline_of(fit, camera), shape, origin_mm, res)
 
 

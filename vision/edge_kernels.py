@@ -7,6 +7,9 @@ Bit for bit what the numpy and OpenCV calls they replaced gave (docs/detection-s
 float32 throughout, in numpy's order; the look-up as OpenCV 5's bilinear remap computes
 it on an x86-64 CPU with FMA (lerp along x, then y, each a fused multiply-add; zero
 outside the picture); the tensor's channel sums in cv2.transform's order.
+Every kernel a kernel calls is in this file (`_fma` and the eight running sums as
+vision.segment_kernels and vision.gauss_newton have their own): numba's cache notices
+changes to a kernel's own file only.
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ $PYRAMID_PBR_CACHE (default /tmp/pyramid-pbr-cache), so only the first run is sl
 Seeds: $PYRAMID_PBR_SEEDS as "first-last" (default 9200-9211, the first twelve of
 bench_detect's held-out set: red, yellow, green, blue on wood, cloth and felt). Then the
 Rainbow stash with its black (path-traced only): $PYRAMID_PBR_RAINBOW_SEEDS (default
-9800-9805), where black's colour prior is weighed against dark green uprights.
+9800-9805), where black's colour prior is weighed against dark green uprights. Last, the
+same path-traced light developed as another renderer or camera might (DEVELOPMENTS:
+Blender's AgX view transform, other exposures, defocus, a lower JPEG quality): the
+picture's pipeline is as much the outside renderer's unknown as its light transport.
 """
 
 import os
@@ -26,6 +29,17 @@ from vision.scenes import rendered  # noqa: E402
 
 
 RAINBOW = ("red", "yellow", "green", "blue", "black")
+
+
+def _developments():
+    from bench.pbr.render import Development
+    return {
+        "AgX view transform (Blender 4's default)": Development(view="agx"),
+        "AgX, a stop brighter": Development(view="agx", stops=1.0),
+        "a stop darker": Development(stops=-1.0),
+        "defocused (1 px)": Development(blur_px=1.0),
+        "JPEG quality 60": Development(jpeg_quality=60),
+    }
 
 
 def _seeds(variable: str = "PYRAMID_PBR_SEEDS", default: str = "9200-9211") -> list[int]:
@@ -95,6 +109,17 @@ def main() -> None:
           f"{rainbow_seeds[0]}-{rainbow_seeds[-1]}): " + rainbow.summary().replace("\n", "\n  "))
     for f in missed_markers:
         print(f"  registration failed, every piece counted missed: {f}")
+    sys.stdout.flush()
+
+    print(f"\nthe same {len(seeds)} path-traced scenes, developed otherwise:")
+    for label, how in _developments().items():
+        score, missed = Score(), []
+        for seed in seeds:
+            r, _ = pbr.render_seed(seed, development=how)
+            score.add(r.truth, _detect(r, seed, missed), str(seed))
+        print(f"  {label}: " + "; ".join(score.summary().split("\n")[:4]))
+        for f in missed:
+            print(f"    registration failed, every piece counted missed: {f}")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from vision.render import random_scene
 from vision.render.materials import IOR_PLASTIC, kelvin_rgb
 from vision.render.render import Rendered
 from vision.render.scene import SceneSpec
+from vision.render.sensor import filmic
 from vision.render.shapes import WALL_MM
 
 # Bump when what is rendered changes (geometry, materials, lights, integrator); the camera's
@@ -208,18 +209,41 @@ def illuminant(spec: SceneSpec) -> np.ndarray:
     return mix / mix.mean()
 
 
-def develop(radiance: np.ndarray, spec: SceneSpec, noise_seed: int) -> tuple[np.ndarray, bytes]:
-    """White balance, exposure, noise, sRGB, 8 bits, JPEG: (decoded BGR image, JPEG bytes)."""
+@dataclass(frozen=True)
+class Development:
+    """How the camera develops the path-traced light. The default is a plain camera:
+    sRGB, auto exposure, sharp, JPEG at JPEG_QUALITY. The others are what another
+    renderer's or camera's pipeline may do instead: `view` "agx" is Blender's AgX view
+    transform (its curve, vision.render.sensor.filmic), `stops` exposes brighter (+) or
+    darker (-) than the auto exposure, `blur_px` defocuses (Gaussian sigma, pixels)."""
+    view: str = "srgb"
+    stops: float = 0.0
+    blur_px: float = 0.0
+    jpeg_quality: int = JPEG_QUALITY
+
+
+PLAIN = Development()
+
+
+def develop(radiance: np.ndarray, spec: SceneSpec, noise_seed: int,
+            how: Development = PLAIN) -> tuple[np.ndarray, bytes]:
+    """White balance, exposure, optics, noise, the view transform, 8 bits, JPEG: (decoded
+    BGR image, JPEG bytes)."""
     img = np.nan_to_num(radiance, nan=0.0, posinf=0.0, neginf=0.0) / illuminant(spec)
     lum = img @ np.array([0.2126, 0.7152, 0.0722])
-    img = img * (EXPOSURE_LEVEL / max(float(np.percentile(lum, EXPOSURE_PERCENTILE)), 1e-9))
+    img = img * (EXPOSURE_LEVEL / max(float(np.percentile(lum, EXPOSURE_PERCENTILE)), 1e-9)) * 2.0 ** how.stops
+    if how.blur_px > 0:
+        img = cv2.GaussianBlur(img.astype(np.float32), (0, 0), how.blur_px)
     rng = np.random.default_rng(noise_seed)
     img = np.clip(img, 0, None)
     img = img + rng.standard_normal(img.shape).astype(np.float32) * np.sqrt(SHOT_NOISE ** 2 * img + READ_NOISE ** 2)
-    x = np.clip(img, 0, 1)
-    srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)   # IEC 61966-2-1
-    bgr = np.round(srgb[..., ::-1] * 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if how.view == "agx":
+        rgb8 = filmic(np.clip(img, 0, None))
+    else:
+        x = np.clip(img, 0, 1)
+        srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)   # IEC 61966-2-1
+        rgb8 = np.round(srgb * 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(rgb8[..., ::-1]), [cv2.IMWRITE_JPEG_QUALITY, how.jpeg_quality])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
     return cv2.imdecode(buf, cv2.IMREAD_COLOR), buf.tobytes()
@@ -231,9 +255,10 @@ class Timing:
     cached: bool
 
 
-def render_seed(seed: int, spp: int = SPP, **options) -> tuple[Rendered, Timing]:
+def render_seed(seed: int, spp: int = SPP, development: Development = PLAIN, **options) -> tuple[Rendered, Timing]:
     """The path-traced picture of random_scene(seed, **options). The radiance is kept on
-    disk (keyed by RENDER_VERSION, walls, spp and the spec), the camera develops it anew."""
+    disk (keyed by RENDER_VERSION, walls, spp and the spec), the camera develops it anew
+    (`development`)."""
     spec = random_scene(seed, **options)
     key = hashlib.sha1(f"{RENDER_VERSION}:{WALLS}:{spp}:{spec!r}".encode()).hexdigest()[:20]
     path = CACHE_DIR / f"{seed}-{key}.npy"
@@ -248,5 +273,5 @@ def render_seed(seed: int, spp: int = SPP, **options) -> tuple[Rendered, Timing]
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
         np.save(tmp, radiance.astype(np.float16))
         os.replace(tmp, path)
-    image, jpeg = develop(radiance, spec, seed)
+    image, jpeg = develop(radiance, spec, seed, development)
     return Rendered(image, jpeg, spec.truth(), spec.view(), spec), timing

@@ -118,7 +118,7 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
     if strong.any():
         shade &= chroma <= median(chroma[strong])
     within = ((sx, sy), (bw, bh))
-    parts, cut, level = _cut(fg, weak, score, hue, typical, shade, within)
+    parts, hulls, cut, level = _cut(fg, weak, score, hue, typical, shade, within)
     first = _biggest(parts)
     if strong.any() and first * fg.res ** 2 > PIECE_MAX_MM2:
         # bigger than a piece shows: a piece and a tinted shadow as big or bigger (a
@@ -131,12 +131,12 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
         retry = _cut(fg, weak, score, hue, typical,
                      (lum < median(np.sort(lum[strong])[-n:]) - TINTED_SHADOW_DARKER) | diluted, within)
         if RETRY_KEEPS * first <= _biggest(retry[0]) < first:   # less shadow, but the piece kept
-            parts, cut, level = retry
+            parts, hulls, cut, level = retry
     cuts = [(cut, level, False)] * len(parts)
-    hulls = [convex_fill(p) for p in parts]
-    for extra, extra_cut, extra_level, extra_dark in _left_out(fg, weak, (x, y, w, h), within, hulls, score, hue):
+    for extra, extra_hull, extra_cut, extra_level, extra_dark in _left_out(fg, weak, (x, y, w, h), within, hulls,
+                                                                          score, hue):
         parts.append(extra)
-        hulls.append(convex_fill(extra))
+        hulls.append(extra_hull)
         cuts.append((extra_cut, extra_level, extra_dark))
     out = []
     near = fg.dark[by:by + bh, bx:bx + bw] | whole_weak
@@ -186,14 +186,14 @@ def _in_box(mask: np.ndarray, at: tuple[int, int], size: tuple[int, int]) -> np.
 
 def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], within: Within,
               hulls: list[np.ndarray], score: np.ndarray,
-              hue: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float, bool]]:
+              hue: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float, bool]]:
     """Pieces a blob's cut left out: a faint piece touching a vivid one of another colour
     (green on green felt beside a yellow piece) falls below the cut at half the blob's
     typical evidence, which the vivid piece sets. What of the blob lies beyond its parts
     (past their blurred rim), piece-sized and tinted another way, is cut at its own level:
-    (mask, cut, level, whether it is darker than the table all over). `box`: where
-    `weak` lies on the grid, `within`: in the blob's box; `hulls`: the parts' filled
-    convex hulls."""
+    (mask, its convex_fill, cut, level, whether it is darker than the table all over).
+    `box`: where `weak` lies on the grid, `within`: in the blob's box; `hulls`: the
+    parts' filled convex hulls."""
     if not hulls:
         return []
     taken = np.zeros_like(weak)
@@ -224,8 +224,8 @@ def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], 
         if dark and median(score[piece]) < LEFT_OUT_DARK_EVIDENCE:
             continue
         own = (piece * 255).astype(np.uint8)
-        sub, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece), within)
-        out += [(p, cut, level, dark) for p in sub]
+        sub, sub_hulls, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece), within)
+        out += [(p, hull, cut, level, dark) for p, hull in zip(sub, sub_hulls)]
     return out
 
 
@@ -241,10 +241,12 @@ def _biggest(parts: list[np.ndarray]) -> int:
 
 
 def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, typical: float,
-         tinted_shadow: np.ndarray, within: Within) -> tuple[list[np.ndarray], np.ndarray, float]:
+         tinted_shadow: np.ndarray,
+         within: Within) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray, float]:
     """A blob's pieces (uint8 masks, the shape of `weak`) cut at half its typical
-    evidence without its tinted shadow, split where they touch; the cut (evidence minus
-    the level) and the level. `within`: where `weak` lies in the blob's box."""
+    evidence without its tinted shadow, split where they touch; their convex_fills, the
+    cut (evidence minus the level) and the level. `within`: where `weak` lies in the
+    blob's box."""
     # barely above the thresholds (green on green felt), the weak mask is the edge
     level = max(WEAK, EDGE_LEVEL * typical)
     for _ in range(2):   # the second time: the blob's lit faces, cut at the weak level
@@ -256,9 +258,15 @@ def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, t
         if big or level == WEAK or typical < FALLBACK_EVIDENCE:
             break
         level, tinted_shadow = WEAK, np.zeros_like(tinted_shadow)
-    parts = [p for i in big for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res)
-             for r in split(q, within) for p in split_by_valley(r, score, fg.res, within)]
-    return parts, cut, level
+    parts, hulls = [], []
+    for i in big:
+        for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res):
+            hull = convex_fill(q)   # split's measure of convexity, and the part's hull if it stays whole
+            for r in split(q, within, hull):
+                for p in split_by_valley(r, score, fg.res, within):
+                    parts.append(p)
+                    hulls.append(hull if p is q else convex_fill(p))
+    return parts, hulls, cut, level
 
 
 def _hull_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:

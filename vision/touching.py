@@ -123,13 +123,14 @@ def _nearest_seed(mask: np.ndarray, labels: np.ndarray, seeds: list[int],
     return [((owner == k) & (mask > 0)).astype(np.uint8) * 255 for k in range(len(seeds))]
 
 
-def split(mask: np.ndarray, within: Within | None = None) -> list[np.ndarray]:
+def split(mask: np.ndarray, within: Within | None = None, hull: np.ndarray | None = None) -> list[np.ndarray]:
     """Touching pieces: a mask much less convex than a pyramid's silhouette is eroded
     until it falls apart, and each pixel goes to the nearest part. `within`: where the
     mask was cropped from a bigger box, ((x, y), (w, h)): the distances to the parts are
     measured in that box, as they would be uncropped (OpenCV sums the distance
-    transform's steps in floats, which round by the path they take)."""
-    if solidity(mask) >= SOLIDITY_MIN:
+    transform's steps in floats, which round by the path they take). `hull`: the
+    mask's convex_fill, if the caller has it."""
+    if solidity(mask, hull) >= SOLIDITY_MIN:
         return [mask]
     kernel = np.ones((3, 3), np.uint8)
     core = mask
@@ -142,9 +143,10 @@ def split(mask: np.ndarray, within: Within | None = None) -> list[np.ndarray]:
     return [mask]
 
 
-def solidity(mask: np.ndarray) -> float:
-    """Area over convex hull area."""
-    hull = convex_fill(mask)
+def solidity(mask: np.ndarray, hull: np.ndarray | None = None) -> float:
+    """Area over convex hull area (`hull`: its convex_fill, if already made)."""
+    if hull is None:
+        hull = convex_fill(mask)
     return np.count_nonzero(mask) / max(np.count_nonzero(hull), 1)
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from domain import CoinKind, Size
 from vision import fit_kernels as kernels
 from vision import gauss_newton as gn
-from vision.geometry import COIN, FLAT, UPRIGHT, lift, model, silhouettes
+from vision.geometry import COIN, FLAT, UPRIGHT, lift, model, silhouette_areas, silhouettes
 from vision.mask_kernels import layer_counts
 
 # Outline points per blob: enough to pin three parameters to a small fraction of a mm.
@@ -120,10 +120,9 @@ def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: n
         units = [(a, _unit(a)) for a in headings]
         for size in Size:
             candidates.append((blob, FLAT, size, [(*(centroid - _FLAT_OFFSET[size] * u), a) for a, u in units]))
-    sil = silhouettes([c[1] for c in candidates], [c[2] for c in candidates],
-                      np.array([c[3][0] for c in candidates], float), camera)
+    areas = silhouette_areas([c[1] for c in candidates], [c[2] for c in candidates],
+                             np.array([c[3][0] for c in candidates], float), camera)
     options: dict[tuple[int, str], list] = {}
-    areas = [float(cv2.contourArea(poly.astype(np.float32))) for poly in sil]
     for (blob, kind, size, variants), area in zip(candidates, areas):
         ratio = abs(np.log(areas_mm2[blob] / area))
         if ratio < np.log(AREA_FACTOR):

@@ -14,7 +14,7 @@ from vision.decide import SHADOW_DARKER, TINT_SHARE
 from vision.mask_kernels import components, touching_components
 from vision.medians import median, percentile
 from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground
-from vision.touching import (MIN_BLOB_MM2, angle_apart, convex_fill, row_ends, split, split_by_hue,
+from vision.touching import (MIN_BLOB_MM2, Within, angle_apart, convex_fill, row_ends, split, split_by_hue,
                              split_by_valley)
 
 # A blob's edge: where its evidence falls to half its typical (median of its
@@ -69,6 +69,10 @@ LEFT_OUT_DARK_EVIDENCE = 1.5
 _LEFT_OUT_RIM = np.ones((5, 5), np.uint8)
 # Outlines are traced on the evidence interpolated this many times finer than the grid.
 SUBPIXEL = 4
+# refine works on the weak mask's bounding rectangle and this many pixels around it:
+# a 3×3 opening needs one pixel of table at its border, the outline's crop (a part
+# dilated by one, and one more) two.
+AROUND_PX = 2
 
 @dataclass
 class Part:
@@ -90,7 +94,16 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
     shaded or mirroring face: undecided). `weak` is the blob's hysteresis mask in the
     box (x, y, w, h), `chroma` its hue change's length there if the caller has it. A blob
     far from convex is pieces touching: it is split first."""
-    x, y, w, h = box
+    bx, by, bw, bh = box
+    if not weak.any():
+        return []
+    # the work is done around the blob only (the box's margin is ~7 times its pixels):
+    # every step gives there what it gives on the whole box (see _around)
+    sx, sy, sw, sh = _around(weak)
+    x, y, w, h = bx + sx, by + sy, sw, sh
+    whole_weak, weak = weak, weak[sy:sy + sh, sx:sx + sw]
+    if chroma is not None:
+        chroma = chroma[sy:sy + sh, sx:sx + sw]
     score = fg.score[y:y + h, x:x + w]
     strong = (weak > 0) & (score > 1.0)
     inside = score[strong]
@@ -104,7 +117,8 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
     shade = lum < median(lum[strong]) - TINTED_SHADOW_DARKER
     if strong.any():
         shade &= chroma <= median(chroma[strong])
-    parts, cut, level = _cut(fg, weak, score, hue, typical, shade)
+    within = ((sx, sy), (bw, bh))
+    parts, hulls, cut, level = _cut(fg, weak, score, hue, typical, shade, within)
     first = _biggest(parts)
     if strong.any() and first * fg.res ** 2 > PIECE_MAX_MM2:
         # bigger than a piece shows: a piece and a tinted shadow as big or bigger (a
@@ -115,44 +129,70 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
         # part's): a lamp low enough makes the shadow as dark as the lit plastic
         diluted = (lum < SHADOW_DARKER) & (chroma < TINT_SHARE * median(np.sort(chroma[strong])[-n:]))
         retry = _cut(fg, weak, score, hue, typical,
-                     (lum < median(np.sort(lum[strong])[-n:]) - TINTED_SHADOW_DARKER) | diluted)
+                     (lum < median(np.sort(lum[strong])[-n:]) - TINTED_SHADOW_DARKER) | diluted, within)
         if RETRY_KEEPS * first <= _biggest(retry[0]) < first:   # less shadow, but the piece kept
-            parts, cut, level = retry
+            parts, hulls, cut, level = retry
     cuts = [(cut, level, False)] * len(parts)
-    hulls = [convex_fill(p) for p in parts]
-    for extra, extra_cut, extra_level, extra_dark in _left_out(fg, weak, box, hulls, score, hue):
+    for extra, extra_hull, extra_cut, extra_level, extra_dark in _left_out(fg, weak, (x, y, w, h), within, hulls,
+                                                                          score, hue):
         parts.append(extra)
-        hulls.append(convex_fill(extra))
+        hulls.append(extra_hull)
         cuts.append((extra_cut, extra_level, extra_dark))
     out = []
+    near = fg.dark[by:by + bh, bx:bx + bw] | whole_weak
     for part, hull, (cut, level, dark) in zip(parts, hulls, cuts):
         others = np.zeros_like(hull)
         for q in parts:
             if q is not part:
                 others |= q
         # the faint or shadow-like pixels next to it: those components touching its hull
-        undecided = touching_components((fg.dark[y:y + h, x:x + w] | weak) & ~hull & ~others, hull)
+        # (the table's dark pixels reach past the blob: on the whole box)
+        whole_hull, whole_others = _in_box(hull, (sx, sy), (bw, bh)), _in_box(others, (sx, sy), (bw, bh))
+        undecided = touching_components(near & ~whole_hull & ~whole_others, whole_hull)
         # the outline at sub-pixel precision: the cut, interpolated SUBPIXEL times finer
         # (only around the part: outside it the cut is constant, so a crop with a pixel
         # of it to spare interpolates exactly alike, at a fraction of the cost)
         region = cv2.dilate(part, np.ones((3, 3), np.uint8))
-        bx, by, bw, bh = cv2.boundingRect(region)
-        x0, y0, x1, y1 = max(bx - 1, 0), max(by - 1, 0), min(bx + bw + 1, w), min(by + bh + 1, h)
+        rx, ry, rw, rh = cv2.boundingRect(region)
+        x0, y0, x1, y1 = max(rx - 1, 0), max(ry - 1, 0), min(rx + rw + 1, w), min(ry + rh + 1, h)
         fine = cv2.resize(np.where(region[y0:y1, x0:x1] > 0, cut[y0:y1, x0:x1], -level), None,
                           fx=SUBPIXEL, fy=SUBPIXEL, interpolation=cv2.INTER_LINEAR)
         inside = (fine > 0).astype(np.uint8)
-        out.append(Part(hull, undecided, _hull_points(inside, SUBPIXEL, (x0, y0)), 0.5 / SUBPIXEL,
-                        _contour_points(inside, SUBPIXEL, (x0, y0)), dark))
+        origin = (sx + x0, sy + y0)
+        out.append(Part(whole_hull, undecided, _hull_points(inside, SUBPIXEL, origin), 0.5 / SUBPIXEL,
+                        _contour_points(inside, SUBPIXEL, origin), dark))
     return out
 
 
-def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], hulls: list[np.ndarray],
-              score: np.ndarray, hue: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float, bool]]:
+def _around(weak: np.ndarray) -> tuple[int, int, int, int]:
+    """The part of a blob's box (x, y, w, h) that refine works on: the weak mask's
+    bounding rectangle and AROUND_PX more (the morphology's borders and the outline's
+    crop then see what they see in the whole box), its corner on even pixels of the box
+    (connected components are labelled by 2×2 blocks: the same blocks, the same labels'
+    order)."""
+    rx, ry, rw, rh = cv2.boundingRect(weak)
+    height, width = weak.shape
+    x0, y0 = max(rx - AROUND_PX, 0) // 2 * 2, max(ry - AROUND_PX, 0) // 2 * 2
+    x1, y1 = min(rx + rw + AROUND_PX, width), min(ry + rh + AROUND_PX, height)
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def _in_box(mask: np.ndarray, at: tuple[int, int], size: tuple[int, int]) -> np.ndarray:
+    """A mask of the part refine works on, placed in the blob's whole box (zero elsewhere)."""
+    out = np.zeros((size[1], size[0]), mask.dtype)
+    out[at[1]:at[1] + mask.shape[0], at[0]:at[0] + mask.shape[1]] = mask
+    return out
+
+
+def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], within: Within,
+              hulls: list[np.ndarray], score: np.ndarray,
+              hue: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float, bool]]:
     """Pieces a blob's cut left out: a faint piece touching a vivid one of another colour
     (green on green felt beside a yellow piece) falls below the cut at half the blob's
     typical evidence, which the vivid piece sets. What of the blob lies beyond its parts
     (past their blurred rim), piece-sized and tinted another way, is cut at its own level:
-    (mask, cut, level, whether it is darker than the table all over). `hulls`: the
+    (mask, its convex_fill, cut, level, whether it is darker than the table all over).
+    `box`: where `weak` lies on the grid, `within`: in the blob's box; `hulls`: the
     parts' filled convex hulls."""
     if not hulls:
         return []
@@ -184,8 +224,8 @@ def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], 
         if dark and median(score[piece]) < LEFT_OUT_DARK_EVIDENCE:
             continue
         own = (piece * 255).astype(np.uint8)
-        sub, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece))
-        out += [(p, cut, level, dark) for p in sub]
+        sub, sub_hulls, cut, level = _cut(fg, own, score, hue, median(score[strong]), np.zeros_like(piece), within)
+        out += [(p, hull, cut, level, dark) for p, hull in zip(sub, sub_hulls)]
     return out
 
 
@@ -201,10 +241,12 @@ def _biggest(parts: list[np.ndarray]) -> int:
 
 
 def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, typical: float,
-         tinted_shadow: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, float]:
-    """A blob's pieces (uint8 masks in its box) cut at half its typical evidence without
-    its tinted shadow, split where they touch; the cut (evidence minus the level) and
-    the level."""
+         tinted_shadow: np.ndarray,
+         within: Within) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray, float]:
+    """A blob's pieces (uint8 masks, the shape of `weak`) cut at half its typical
+    evidence without its tinted shadow, split where they touch; their convex_fills, the
+    cut (evidence minus the level) and the level. `within`: where `weak` lies in the
+    blob's box."""
     # barely above the thresholds (green on green felt), the weak mask is the edge
     level = max(WEAK, EDGE_LEVEL * typical)
     for _ in range(2):   # the second time: the blob's lit faces, cut at the weak level
@@ -216,9 +258,15 @@ def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, t
         if big or level == WEAK or typical < FALLBACK_EVIDENCE:
             break
         level, tinted_shadow = WEAK, np.zeros_like(tinted_shadow)
-    parts = [p for i in big for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res)
-             for r in split(q) for p in split_by_valley(r, score, fg.res)]
-    return parts, cut, level
+    parts, hulls = [], []
+    for i in big:
+        for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res):
+            hull = convex_fill(q)   # split's measure of convexity, and the part's hull if it stays whole
+            for r in split(q, within, hull):
+                for p in split_by_valley(r, score, fg.res, within):
+                    parts.append(p)
+                    hulls.append(hull if p is q else convex_fill(p))
+    return parts, hulls, cut, level
 
 
 def _hull_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:

@@ -45,6 +45,9 @@ DEEP_VALLEY_LEVELS = VALLEY_LEVELS[:2]   # 0.6 and 0.75
 # Smallest blob worth fitting, mm²: half the base of a small piece (14.3 mm square).
 MIN_BLOB_MM2 = 100.0
 
+# Where a cropped mask lies in the box it was cut from: ((x, y), (width, height)).
+Within = tuple[tuple[int, int], tuple[int, int]]
+
 
 def split_by_hue(mask: np.ndarray, hue: np.ndarray, res: float) -> list[np.ndarray]:
     """Pieces of different colours touching: a blob too big for one piece whose pixels'
@@ -78,10 +81,10 @@ def angle_apart(a, b):
     return np.abs((a - b + 180.0) % 360.0 - 180.0)
 
 
-def split_by_valley(mask: np.ndarray, score: np.ndarray, res: float) -> list[np.ndarray]:
+def split_by_valley(mask: np.ndarray, score: np.ndarray, res: float, within: Within | None = None) -> list[np.ndarray]:
     """Same-coloured pieces touching: a part too big for one piece, or for one small
     piece with a deep valley across it, cut along the valley of weaker evidence between
-    them; each pixel goes to the nearest part.
+    them; each pixel goes to the nearest part (`within`: as for `split`).
 
     >>> two = np.zeros((20, 40), np.uint8); two[2:18, 2:38] = 255      # 576 mm² at 1 mm
     >>> crevice, faces = np.full(two.shape, 2.0), np.full(two.shape, 2.0)
@@ -100,21 +103,34 @@ def split_by_valley(mask: np.ndarray, score: np.ndarray, res: float) -> list[np.
         n, labels, stats = components(core)
         seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * res ** 2 >= MIN_BLOB_MM2]
         if len(seeds) >= 2:
-            return _nearest_seed(mask, labels, seeds)
+            return _nearest_seed(mask, labels, seeds, within)
     return [mask]
 
 
-def _nearest_seed(mask: np.ndarray, labels: np.ndarray, seeds: list[int]) -> list[np.ndarray]:
-    """The mask's pixels shared out to the nearest of the seed components."""
-    dist = np.stack([cv2.distanceTransform((labels != i).astype(np.uint8), cv2.DIST_L2, 3) for i in seeds])
+def _nearest_seed(mask: np.ndarray, labels: np.ndarray, seeds: list[int],
+                  within: Within | None = None) -> list[np.ndarray]:
+    """The mask's pixels shared out to the nearest of the seed components; measured in
+    the box `within` says the mask was cropped from, if it says one."""
+    if within is not None:
+        (x, y), (width, height) = within
+        whole = np.zeros((height, width), labels.dtype)
+        whole[y:y + labels.shape[0], x:x + labels.shape[1]] = labels
+        crop = np.s_[y:y + labels.shape[0], x:x + labels.shape[1]]
+    else:
+        whole, crop = labels, np.s_[:, :]
+    dist = np.stack([cv2.distanceTransform((whole != i).astype(np.uint8), cv2.DIST_L2, 3)[crop] for i in seeds])
     owner = np.argmin(dist, axis=0)
     return [((owner == k) & (mask > 0)).astype(np.uint8) * 255 for k in range(len(seeds))]
 
 
-def split(mask: np.ndarray) -> list[np.ndarray]:
+def split(mask: np.ndarray, within: Within | None = None, hull: np.ndarray | None = None) -> list[np.ndarray]:
     """Touching pieces: a mask much less convex than a pyramid's silhouette is eroded
-    until it falls apart, and each pixel goes to the nearest part."""
-    if solidity(mask) >= SOLIDITY_MIN:
+    until it falls apart, and each pixel goes to the nearest part. `within`: where the
+    mask was cropped from a bigger box, ((x, y), (w, h)): the distances to the parts are
+    measured in that box, as they would be uncropped (OpenCV sums the distance
+    transform's steps in floats, which round by the path they take). `hull`: the
+    mask's convex_fill, if the caller has it."""
+    if solidity(mask, hull) >= SOLIDITY_MIN:
         return [mask]
     kernel = np.ones((3, 3), np.uint8)
     core = mask
@@ -123,13 +139,14 @@ def split(mask: np.ndarray) -> list[np.ndarray]:
         n, labels, stats = components(core)
         seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= SPLIT_SEED_PX]
         if len(seeds) >= 2:
-            return _nearest_seed(mask, labels, seeds)
+            return _nearest_seed(mask, labels, seeds, within)
     return [mask]
 
 
-def solidity(mask: np.ndarray) -> float:
-    """Area over convex hull area."""
-    hull = convex_fill(mask)
+def solidity(mask: np.ndarray, hull: np.ndarray | None = None) -> float:
+    """Area over convex hull area (`hull`: its convex_fill, if already made)."""
+    if hull is None:
+        hull = convex_fill(mask)
     return np.count_nonzero(mask) / max(np.count_nonzero(hull), 1)
 
 

@@ -17,6 +17,7 @@ from shapely.geometry import Point, Polygon
 
 from domain import Size
 from vision import fit as fitting
+from vision import mask_kernels
 from vision.geometry import COIN, FLAT, UPRIGHT, apparent_vertices, following, model, preceding, silhouette
 from vision.medians import median
 from vision.rectify import TableGrid
@@ -336,9 +337,9 @@ def offset(inner: np.ndarray, beyond: np.ndarray) -> np.ndarray:
 
 def _centroid(mask: np.ndarray) -> np.ndarray:
     """A boolean mask's centroid (x, y; NaN if empty): its pixels' mean column and row, as
-    np.nonzero's means (OpenCV's moments of a binary picture are exact integer sums)."""
-    m = cv2.moments(mask.view(np.uint8), True)
-    return np.array([m["m10"], m["m01"]]) / m["m00"]
+    np.nonzero's means (the sums are exact integers, as OpenCV's binary moments were)."""
+    count, sum_x, sum_y = mask_kernels.pixel_sums(np.ascontiguousarray(mask).view(np.uint8))
+    return np.array([sum_x, sum_y], float) / float(count)
 
 
 def _paler_and_darker(b: _Blob, beyond: np.ndarray, core: np.ndarray) -> bool:

@@ -177,3 +177,23 @@ def touching_components(mask, seed):
                     stack[top, 0], stack[top, 1] = v, u
                     top += 1
     return out
+
+
+@jit()
+def pixel_sums(mask):
+    """A 0/1 mask's pixel count and the sums of its pixels' columns and rows: the zeroth
+    and first moments cv2.moments(mask, binaryImage=True) reports, counted in integers
+    (~a tenth of its time on a blob's box)."""
+    count, sum_x, sum_y = 0, 0, 0
+    height, width = mask.shape
+    for y in range(height):
+        row = mask[y]
+        in_row, row_x = 0, 0
+        for x in range(width):
+            v = np.int64(row[x])
+            in_row += v
+            row_x += v * x
+        count += in_row
+        sum_x += row_x
+        sum_y += in_row * y
+    return count, sum_x, sum_y

@@ -94,7 +94,9 @@ def window_sums(dark, below, pieces, centres, reach, out):
     to row + reach, columns likewise, cut to the picture): how many pixels have `dark`
     under `below` (its dtype's comparison) and are not `pieces`, and the sums of their
     columns and rows counted from the window's first (into out, N×3: as np.nonzero's
-    count and the exact sums its coordinates' means divide)."""
+    count and the exact sums its coordinates' means divide). A row is counted without
+    branches, in int32 (a window's row is at most a few hundred pixels): LLVM vectorises
+    that."""
     height, width = dark.shape
     for n in range(centres.shape[0]):
         col, row = centres[n, 0], centres[n, 1]
@@ -102,11 +104,15 @@ def window_sums(dark, below, pieces, centres, reach, out):
         y1, x1 = min(row + reach + 1, height), min(col + reach + 1, width)
         count, sum_x, sum_y = 0, 0, 0
         for y in range(y0, y1):
-            for x in range(x0, x1):
-                if dark[y, x] < below and not pieces[y, x]:
-                    count += 1
-                    sum_x += x - x0
-                    sum_y += y - y0
+            dark_row, pieces_row = dark[y, x0:x1], pieces[y, x0:x1]
+            in_row, row_x = np.int32(0), np.int32(0)
+            for x in range(dark_row.size):
+                shade = np.int32(dark_row[x] < below) & np.int32(pieces_row[x] == 0)
+                in_row += shade
+                row_x += shade * np.int32(x)
+            count += in_row
+            sum_x += row_x
+            sum_y += in_row * (y - y0)
         out[n, 0], out[n, 1], out[n, 2] = count, sum_x, sum_y
 
 

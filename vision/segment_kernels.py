@@ -25,6 +25,9 @@ F32 = np.float32
 SMOOTH_CENTRE, SMOOTH_SIDE = F32(0.5), F32(0.25)
 # cv2.transform's vector loop does 4 pixels at a time while 2 more remain; the rest is scalar
 TRANSFORM_BLOCK, TRANSFORM_SPARE = 4, 2
+# Pixels dark_overlaps tests at once for any label (the table is mostly bare): the test
+# vectorises (as vision.mask_kernels.LABEL_BLOCK)
+LABEL_BLOCK = 16
 
 
 @intrinsic
@@ -280,16 +283,31 @@ def dark_overlaps(labels, classes, dark_labels, m, near_sheet, small_pixels, mas
     pairs = np.empty((small_pixels, 2), np.int64)
     count = 0
     height, width = labels.shape
+    whole_blocks = width - width % LABEL_BLOCK
+    unlabelled = 255 if classes[0] else 0
     for y in range(height):
-        for x in range(width):
-            i, j = labels[y, x], dark_labels[y, x]
-            kind = classes[i]
-            mask[y, x] = 255 if kind else 0
-            if not j:   # (most pixels)
-                continue
-            on_class[j, kind] += 1
-            on_sheet[j] += near_sheet[y, x]
-            if kind >= 2:
-                pairs[count, 0], pairs[count, 1] = j, i
-                count += 1
+        label_row, dark_row, mask_row = labels[y], dark_labels[y], mask[y]
+        for start in range(0, width, LABEL_BLOCK):
+            if start < whole_blocks:
+                stop, any_label, any_dark = start + LABEL_BLOCK, 0, 0
+                for k in range(LABEL_BLOCK):
+                    any_label |= label_row[start + k]
+                    any_dark |= dark_row[start + k]
+                if any_label == 0 and any_dark == 0:   # (most blocks)
+                    for k in range(LABEL_BLOCK):
+                        mask_row[start + k] = unlabelled
+                    continue
+            else:
+                stop = width
+            for x in range(start, stop):
+                i, j = label_row[x], dark_row[x]
+                kind = classes[i]
+                mask_row[x] = 255 if kind else 0
+                if not j:   # (most pixels)
+                    continue
+                on_class[j, kind] += 1
+                on_sheet[j] += near_sheet[y, x]
+                if kind >= 2:
+                    pairs[count, 0], pairs[count, 1] = j, i
+                    count += 1
     return on_class, on_sheet, pairs[:count]

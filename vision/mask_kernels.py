@@ -46,15 +46,7 @@ def component_stats(labels, n):
             lo_y[0], hi_y[0] = min(lo_y[0], y), y
         whole_blocks = width - width % LABEL_BLOCK
         for start in range(0, width, LABEL_BLOCK):
-            if start < whole_blocks:
-                stop, any_label = start + LABEL_BLOCK, 0
-                for i in range(LABEL_BLOCK):
-                    any_label |= row[start + i]
-                if any_label == 0:
-                    continue
-            else:
-                stop = width
-            for x in range(start, stop):
+            for x in range(start, block_end(row, start, whole_blocks)):
                 k = row[x]
                 if k:
                     area[k] += 1
@@ -139,18 +131,24 @@ def label_counts(labels, where, n):
     for y in range(height):
         row, marked = labels[y], where[y]
         for start in range(0, width, LABEL_BLOCK):
-            if start < whole_blocks:
-                stop, any_marked = start + LABEL_BLOCK, 0
-                for i in range(LABEL_BLOCK):
-                    any_marked |= marked[start + i]
-                if any_marked == 0:
-                    continue
-            else:
-                stop = width
-            for x in range(start, stop):
+            for x in range(start, block_end(marked, start, whole_blocks)):
                 if marked[x]:
                     counts[row[x]] += 1
     return counts
+
+
+@jit(inline="always")
+def block_end(row, start, whole_blocks):
+    """Where a scan of `row` from `start` (a multiple of LABEL_BLOCK) ends: at `start`
+    itself, nothing to scan, when the block's LABEL_BLOCK values are all 0; else at the
+    block's end, or the row's for its last, partial block (`whole_blocks`: where that
+    one starts)."""
+    if start >= whole_blocks:
+        return len(row)
+    any_set = 0
+    for i in range(LABEL_BLOCK):
+        any_set |= row[start + i]
+    return start + LABEL_BLOCK if any_set else start
 
 
 @jit()

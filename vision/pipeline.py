@@ -196,14 +196,15 @@ class Detector:
         return bool(on_border or np.any(grown & self._outside_view[y:y + h, x:x + w]))
 
     def _best_explained(self, blobs: list[_Blob], readings: list[np.ndarray]) -> list[_Blob]:
-        """Each blob with the colour reading that colour_reading.best_readings picks, and
-        that reading's distances to the colour models."""
+        """The blobs, each given (in place) the colour reading that colour_reading.best_readings
+        picks and that reading's distances to the colour models."""
         if not blobs:
             return blobs
         r = np.array(readings)                       # blobs × readings × (observed, table) × 3
         best, d = colour_reading.best_readings(self.models, r)
-        return [replace(b, observed=r[i, best[i], 0], table=r[i, best[i], 1], colour_distances=d[i, best[i]])
-                for i, b in enumerate(blobs)]
+        for i, b in enumerate(blobs):   # set, not dataclasses.replace: copying a 12-field blob is ~40× dearer (~2 µs)
+            b.observed, b.table, b.colour_distances = r[i, best[i], 0], r[i, best[i], 1], d[i, best[i]]
+        return blobs
 
     def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
         """(observed, table) log colours of each piece-sized blob: for colour calibration."""

@@ -9,7 +9,7 @@ Seeds: $PYRAMID_PBR_SEEDS as "first-last" (default 9200-9211, the first twelve o
 bench_detect's held-out set: red, yellow, green, blue on wood, cloth and felt). Then the
 Rainbow stash with its black (path-traced only): $PYRAMID_PBR_RAINBOW_SEEDS (default
 9800-9805), where black's colour prior is weighed against dark green uprights. Last, the
-same path-traced light developed as another renderer or camera might (DEVELOPMENTS:
+same path-traced light developed as another renderer or camera might (`_developments`:
 Blender's AgX view transform, other exposures, defocus, a lower JPEG quality): the
 picture's pipeline is as much the outside renderer's unknown as its light transport.
 """

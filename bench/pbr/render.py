@@ -13,7 +13,8 @@ coating over the grain (`roughplastic`), cloth, felt and paper are Lambertian.
 The camera: a pinhole film slightly larger than the picture, resampled through the
 spec's radial distortion and principal point offset; then auto white balance on the
 lamps' mix, auto exposure (the brightest 1 % just below clipping), photon and read
-noise, sRGB encoding, 8 bits and JPEG. None of vision.render's camera code is used.
+noise, sRGB encoding, 8 bits and JPEG. None of vision.render's camera code is used,
+but for the AgX curve of the optional filmic development (`Development`).
 """
 
 from __future__ import annotations

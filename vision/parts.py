@@ -14,7 +14,7 @@ from vision.decide import SHADOW_DARKER, TINT_SHARE
 from vision.mask_kernels import components, touching_components
 from vision.medians import median, percentile
 from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground
-from vision.touching import (MIN_BLOB_MM2, Within, angle_apart, convex_fill, row_ends, split, split_by_hue,
+from vision.touching import (MIN_BLOB_MM2, Within, angle_apart, convex_fill, in_box, row_ends, split, split_by_hue,
                              split_by_valley)
 
 # A blob's edge: where its evidence falls to half its typical (median of its
@@ -147,7 +147,7 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
                 others |= q
         # the faint or shadow-like pixels next to it: those components touching its hull
         # (the table's dark pixels reach past the blob: on the whole box)
-        whole_hull, whole_others = _in_box(hull, (sx, sy), (bw, bh)), _in_box(others, (sx, sy), (bw, bh))
+        whole_hull, whole_others = in_box(hull, within), in_box(others, within)
         undecided = touching_components(near & ~whole_hull & ~whole_others, whole_hull)
         # the outline at sub-pixel precision: the cut, interpolated SUBPIXEL times finer
         # (only around the part: outside it the cut is constant, so a crop with a pixel
@@ -175,13 +175,6 @@ def _around(weak: np.ndarray) -> tuple[int, int, int, int]:
     x0, y0 = max(rx - AROUND_PX, 0) // 2 * 2, max(ry - AROUND_PX, 0) // 2 * 2
     x1, y1 = min(rx + rw + AROUND_PX, width), min(ry + rh + AROUND_PX, height)
     return x0, y0, x1 - x0, y1 - y0
-
-
-def _in_box(mask: np.ndarray, at: tuple[int, int], size: tuple[int, int]) -> np.ndarray:
-    """A mask of the part refine works on, placed in the blob's whole box (zero elsewhere)."""
-    out = np.zeros((size[1], size[0]), mask.dtype)
-    out[at[1]:at[1] + mask.shape[0], at[0]:at[0] + mask.shape[1]] = mask
-    return out
 
 
 def _left_out(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int], within: Within,

@@ -112,15 +112,21 @@ def _nearest_seed(mask: np.ndarray, labels: np.ndarray, seeds: list[int],
     """The mask's pixels shared out to the nearest of the seed components; measured in
     the box `within` says the mask was cropped from, if it says one."""
     if within is not None:
-        (x, y), (width, height) = within
-        whole = np.zeros((height, width), labels.dtype)
-        whole[y:y + labels.shape[0], x:x + labels.shape[1]] = labels
-        crop = np.s_[y:y + labels.shape[0], x:x + labels.shape[1]]
+        (x, y), _ = within
+        whole, crop = in_box(labels, within), np.s_[y:y + labels.shape[0], x:x + labels.shape[1]]
     else:
         whole, crop = labels, np.s_[:, :]
     dist = np.stack([cv2.distanceTransform((whole != i).astype(np.uint8), cv2.DIST_L2, 3)[crop] for i in seeds])
     owner = np.argmin(dist, axis=0)
     return [((owner == k) & (mask > 0)).astype(np.uint8) * 255 for k in range(len(seeds))]
+
+
+def in_box(mask: np.ndarray, within: Within) -> np.ndarray:
+    """A mask cropped from a bigger box, placed back in it (zero elsewhere)."""
+    (x, y), (width, height) = within
+    out = np.zeros((height, width), mask.dtype)
+    out[y:y + mask.shape[0], x:x + mask.shape[1]] = mask
+    return out
 
 
 def split(mask: np.ndarray, within: Within | None = None, hull: np.ndarray | None = None) -> list[np.ndarray]:

@@ -103,6 +103,19 @@ def test_a_dark_upright_greener_than_the_table_is_green_not_black():
     assert _read(det, [[-1.36, -1.34, -1.38], [-1.41, -1.36, -1.33]], [-1.29, -1.07, -0.66])[0] == "black"
 
 
+def test_a_dark_upright_a_little_greener_than_the_table_is_green_when_its_blue_rose_less():
+    # path-traced with refracting walls, 9212: a green medium upright on wood passes so
+    # little light that it reads black, only 0.13 greener than the wood; but its green
+    # fell against the table less than its blue did (GREENER_THAN_TABLE)
+    det = Detector(MarkerLayout.default())
+    wood = [-0.44, -0.37, -0.27]
+    colour, margin = _read(det, [[-1.93, -1.48, -1.43], [-1.44, -1.17, -1.13]], wood)
+    assert colour == "green" and margin < 0.1
+    # the path-traced black flat on wood above (9802) is 0.11 greener than the wood, but
+    # it mirrors a room cooler than the wood: its blue rose more than its green (by 0.17)
+    assert _read(det, [[-1.36, -1.34, -1.38], [-1.41, -1.36, -1.33]], [-1.29, -1.07, -0.66])[0] == "black"
+
+
 def test_a_green_flat_brighter_in_red_than_the_green_felt_is_green():
     # seed 9700: a green medium flat on green felt. Its top face mirrors the room, and in
     # red, which neither the felt nor the plastic passes much, its most tinted quarter

@@ -325,8 +325,11 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], codes: list[int],
     winner is a flat piece that may be an upright and its shadow, and this share of its
     edges is what an upright needs (_shadow_noses)."""
     mine = (best.hypothesis.kind, best.hypothesis.size)
-    fitted = {(f.hypothesis.kind, f.hypothesis.size): decide.cost(f) for f in options
-              if f.hypothesis.kind != COIN and f.iou >= decide.IOU_MIN}
+    fitted: dict[tuple[str, Size], float] = {}   # each size and pose's cheapest outline cost
+    for f in options:   # (sorted by cost: the first of each is its cheapest)
+        key = (f.hypothesis.kind, f.hypothesis.size)
+        if f.hypothesis.kind != COIN and f.iou >= decide.IOU_MIN and key not in fitted:
+            fitted[key] = decide.cost(f)
     # each other size and pose's best start (ties: the first), by code and Python floats:
     # ~90 starts a blob, where hashing a (kind, Size) key is a Python call
     mine_code, scores, top_by_code = CODE[mine], score.tolist(), {}

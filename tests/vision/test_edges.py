@@ -146,6 +146,9 @@ def test_a_nose_in_soft_shadow_is_soft():
     # green on green felt: the outline fit took a large upright for a flat and a flat
     # for an upright; the other pose's edges are 1.35-1.5 times stronger
     (9223, (102.3, 209.3), "green", Size.LARGE, Pose.UPRIGHT),
+    # ... and a medium flat whose nose the blob left out, for a small flat; its edges
+    # (2.3 times) and its best fit say medium flat (held out; test_a_rival_is_weighed...)
+    (9600, (599.2, 412.3), "green", Size.MEDIUM, Pose.FLAT),
     pytest.param(9005, (424.9, 491.9), "green", Size.MEDIUM, Pose.FLAT, marks=RENDERER_LOST),   # missed since 2026-11-23
 ])
 def test_seeded_pieces_the_outline_fit_got_the_pose_wrong(seed, where, colour, size, pose):
@@ -188,6 +191,22 @@ def test_a_choice_the_edges_make_just_past_their_ratio_is_not_confident():
         pick = edge_steps._better(None, best, [best, rival], _codes(keys), np.array([0.1, rival_score]), params, GRID, CAMERA)
         assert pick[0] == 1 and pick[1] == pytest.approx(margin)
     assert edge_steps._better(None, best, [best, rival], _codes(keys), np.array([0.1, 0.11]), params, GRID, CAMERA) is None
+
+
+def test_a_rival_is_weighed_by_its_best_outline_fit():
+    # held out 9600: a green medium flat on felt whose blob left its faint nose out. The
+    # outline fit's medium flat laid tail first costs 0.8 mm more than the small flat
+    # that won; a second one, pointing the other way, 1.6 mm more. Its edges are 2.3 times
+    # the winner's: the cheaper fit is within the near tie, and the medium wins
+    winner = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.SMALL), np.zeros(3), 1.0, 0.9)          # cost 1.5
+    tail_first = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), np.zeros(3), 1.3, 0.8)     # 2.3
+    turned = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), np.zeros(3), 1.6, 0.6)         # 3.6
+    keys = [(FLAT, Size.SMALL), (FLAT, Size.MEDIUM)]
+    score, params = np.array([0.068, 0.156]), np.zeros((2, 3))
+    assert edge_steps._better(None, winner, [winner, tail_first, turned], _codes(keys), score, params,
+                              GRID, CAMERA)[0] == 1
+    # a rival whose best fit is past the tie is out, however strong its edges
+    assert edge_steps._better(None, winner, [winner, turned], _codes(keys), score, params, GRID, CAMERA) is None
 
 
 def test_a_small_flat_in_a_large_ones_nose_gives_way_to_a_medium_that_also_passes():

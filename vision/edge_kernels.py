@@ -1,7 +1,8 @@
 """vision.edges' arithmetic, compiled (numba): the structure tensor from a box's
 gradients, and the steps across hypotheses' apparent edges (each sample point placed,
-the edge map looked up there and the step across the edge measured in one pass),
-instead of OpenCV calls per box and numpy passes over arrays of every row's points.
+the edge map looked up there and the step across the edge measured in one pass), and
+the edge search's rounds of moves (its sines and cosines numpy's), instead of OpenCV
+calls per box and numpy passes over arrays of every row's points.
 
 Bit for bit what the numpy and OpenCV calls they replaced gave (docs/detection-speed.md):
 float32 throughout, in numpy's order; the look-up as OpenCV 5's bilinear remap computes
@@ -83,14 +84,15 @@ def _border(image, ix, iy, wx, wy, c):
 
 
 @jit()
-def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out, means):
+def steps(params, cos, sin, ends, rows, repeat, camera, t, grid, tensor, out, means):
     """The step across each edge at each sample point (into out, N·repeat × E × S, unless
     it has no rows) and each row's mean step (into means, N·repeat; as numpy's mean of
-    out's row), for rows at params (N·repeat × 3, float32) turned by (cos, sin) of their
-    angles. ends: each edge's two ends' offsets in the piece's frame (E×2 per end) and
-    lift scales (E), for N rows (row i's pose is geometry row i // repeat); camera
-    (x, y); t: the samples' fractions along an edge; grid: (x0, y0, res) of the edge
-    map's grid; tensor: its structure tensor (H×W×3). E × S is at most MEAN_BLOCK."""
+    out's row), for rows at params (N·repeat × 2 or more: x, y; float32) turned by (cos,
+    sin) of their angles. ends: each edge's two ends' offsets in the piece's frame (G×E×2
+    per end) and lift scales (G×E) of G geometry rows, of which row i's is
+    rows[i // repeat]; camera (x, y); t: the samples' fractions along an edge; grid: (x0,
+    y0, res) of the edge map's grid; tensor: its structure tensor (H×W×3). E × S is at
+    most MEAN_BLOCK."""
     off0, scale0, off1, scale1 = ends
     cx, cy = camera[0], camera[1]
     x0, y0, res = grid[0], grid[1], grid[2]
@@ -107,7 +109,7 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out, means):
     # The look-up is written out here, not called: an array handed to a function, even
     # inlined, is reference-counted at each call (two atomic operations; ~1/3 of the time).
     for i in range(params.shape[0]):
-        g = i // repeat
+        g = rows[i // repeat]
         x, y = params[i, 0] - cx, params[i, 1] - cy
         c, s = cos[i], sin[i]
         for e in range(off0.shape[1]):
@@ -181,6 +183,95 @@ def steps(params, cos, sin, ends, repeat, camera, t, grid, tensor, out, means):
                 total += row_steps[k]
                 k += 1
         means[i] = (zero + total) / F32(n)
+
+
+# np.radians of a float32 angle: one product with π/180 rounded to float32.
+DEG_TO_RAD = F32(math.pi / 180)
+
+
+@jit()
+def reachable_angles(params, turn, moves_per_round):
+    """Every angle a row of params (N×3, degrees, float64) can reach in a round of the
+    ascent (`ascent_round`), in radians as np.radians(float32(angle)) gives them
+    (N × 2^(moves_per_round + 1)): a tree in heap order, node k's children 2k + 1 and
+    2k + 2 its angle plus turn and plus −turn (float64, as numpy adds a move), the root
+    the row's angle plus 0.0; last, the row's angle itself (plus −0.0: the root but
+    for the sign of a zero)."""
+    nodes = 2 ** (moves_per_round + 1) - 1
+    angles = np.empty((params.shape[0], nodes + 1), F32)
+    degrees = np.empty(nodes)
+    for i in range(params.shape[0]):
+        degrees[0] = params[i, 2] + 0.0
+        for k in range(1, nodes):
+            degrees[k] = degrees[(k - 1) // 2] + (turn if k % 2 == 1 else -turn)
+        for k in range(nodes):
+            angles[i, k] = F32(degrees[k]) * DEG_TO_RAD
+        angles[i, nodes] = F32(params[i, 2]) * DEG_TO_RAD
+    return angles
+
+
+@jit()
+def ascent_round(params, best, moves, cos, sin, moves_per_round, ends, rows, camera, t, grid, tensor):
+    """One round of vision.edges' coordinate ascent, in place: moves_per_round times,
+    every row still live tries each of `moves` (M×3, float64, added to its params N×3)
+    and takes the one whose mean step (`steps`) is highest (ties: the first; numpy's
+    argmax) if it beats the row's best (N, float32), else it stops for the round. (cos,
+    sin) are numpy's of `reachable_angles`, which index them as the row's angle moved
+    (a move with a positive angle goes to a node's first child, a negative to its second;
+    a move of x or y keeps the node, and at the root a trial angle with its sign bit set
+    is the last column: the angle itself). ends ... tensor: as `steps`' (rows: each
+    row's geometry row)."""
+    n, n_moves = params.shape[0], moves.shape[0]
+    as_is = cos.shape[1] - 1
+    live, node = np.arange(n), np.zeros(n, np.int64)
+    geometry = np.empty(n, np.int64)
+    trial = np.empty((n * n_moves, 2), F32)
+    trial_cos, trial_sin = np.empty(n * n_moves, F32), np.empty(n * n_moves, F32)
+    means = np.empty(n * n_moves, F32)
+    no_steps = np.empty((0, ends[1].shape[1], t.shape[0]), F32)
+    for _ in range(moves_per_round):
+        if n == 0:
+            break
+        for r in range(n):
+            i = live[r]
+            geometry[r] = rows[i]
+            for j in range(n_moves):
+                q = r * n_moves + j
+                trial[q, 0] = F32(params[i, 0] + moves[j, 0])
+                trial[q, 1] = F32(params[i, 1] + moves[j, 1])
+                k = node[i]
+                if moves[j, 2] > 0:
+                    k = 2 * k + 1
+                elif moves[j, 2] < 0:
+                    k = 2 * k + 2
+                elif k == 0 and math.copysign(1.0, params[i, 2] + moves[j, 2]) < 0:
+                    k = as_is
+                trial_cos[q], trial_sin[q] = cos[i, k], sin[i, k]
+        m = n * n_moves
+        steps(trial[:m], trial_cos[:m], trial_sin[:m], ends, geometry[:n], n_moves, camera, t, grid, tensor,
+              no_steps, means[:m])
+        kept = 0
+        for r in range(n):
+            i = live[r]
+            pick, top = 0, means[r * n_moves]
+            if not math.isnan(top):
+                for j in range(1, n_moves):
+                    v = means[r * n_moves + j]
+                    if v > top or math.isnan(v):
+                        pick, top = j, v
+                        if math.isnan(v):
+                            break
+            if top > best[i]:
+                for c in range(3):
+                    params[i, c] = params[i, c] + moves[pick, c]
+                best[i] = top
+                if moves[pick, 2] > 0:
+                    node[i] = 2 * node[i] + 1
+                elif moves[pick, 2] < 0:
+                    node[i] = 2 * node[i] + 2
+                live[kept] = i
+                kept += 1
+        n = kept
 
 
 # A hypothesis row's kind, as the starts' codes number it (code = kind · 3 + size index).

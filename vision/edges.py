@@ -145,8 +145,11 @@ class HypothesisRows:
     def __init__(self, code: np.ndarray, camera: np.ndarray, emap: EdgeMap):
         """Rows of (kind, size) `code` (KEYS' indices, int64)."""
         # each edge's ends: their offsets in the piece's frame and their lift's scale
-        self.ends = [(off[code], scale[code]) for off, scale in _ends(float(camera[2]))]
+        self.ends = tuple(a[code] for pair in _ends(float(camera[2])) for a in pair)
+        self.geometry = np.arange(len(code))   # each row's row of `ends`
         self.camera, self.emap = np.ascontiguousarray(camera, np.float32), emap
+        g = emap.grid
+        self.grid = np.array([g.x0, g.y0, g.res], np.float32)
 
     @classmethod
     def of(cls, kinds, sizes, camera: np.ndarray, emap: EdgeMap) -> "HypothesisRows":
@@ -156,8 +159,8 @@ class HypothesisRows:
     def take(self, idx: np.ndarray) -> "HypothesisRows":
         """These rows only (their geometry is not built again)."""
         out = object.__new__(HypothesisRows)
-        out.ends = [(np.ascontiguousarray(off[idx]), np.ascontiguousarray(scale[idx])) for off, scale in self.ends]
-        out.camera, out.emap = self.camera, self.emap
+        out.ends, out.geometry = self.ends, self.geometry[idx]
+        out.camera, out.emap, out.grid = self.camera, self.emap, self.grid
         return out
 
     def scores(self, params: np.ndarray, repeat: int = 1) -> np.ndarray:
@@ -174,12 +177,18 @@ class HypothesisRows:
         (vision.edge_kernels), the angles' sines and cosines numpy's."""
         p = np.ascontiguousarray(params, np.float32)
         a = np.radians(p[:, 2])
-        g = self.emap.grid
-        out = np.empty((len(p) if keep else 0, self.ends[0][1].shape[1], len(EDGE_SAMPLES)), np.float32)
+        out = np.empty((len(p) if keep else 0, self.ends[1].shape[1], len(EDGE_SAMPLES)), np.float32)
         means = np.empty(len(p), np.float32)
-        kernels.steps(p, np.cos(a), np.sin(a), (*self.ends[0], *self.ends[1]), int(repeat), self.camera,
-                      _SAMPLES, np.array([g.x0, g.y0, g.res], np.float32), self.emap.tensor, out, means)
+        kernels.steps(p, np.cos(a), np.sin(a), self.ends, self.geometry, int(repeat), self.camera,
+                      _SAMPLES, self.grid, self.emap.tensor, out, means)
         return out, means
+
+    def ascent_round(self, params: np.ndarray, best: np.ndarray, moves: np.ndarray) -> None:
+        """One round of `ascend`'s moves, in place: compiled (vision.edge_kernels), the
+        sines and cosines of every angle the round can reach numpy's."""
+        angles = kernels.reachable_angles(params, moves[2, 2], MOVES_PER_ROUND)
+        kernels.ascent_round(params, best, moves, np.cos(angles), np.sin(angles), MOVES_PER_ROUND, self.ends,
+                             self.geometry, self.camera, _SAMPLES, self.grid, self.emap.tensor)
 
 
 _SAMPLES = EDGE_SAMPLES.astype(np.float32)
@@ -199,26 +208,24 @@ def refine(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) 
     return ascend(rows, params, rows.scores(params))
 
 
-def ascend(rows: HypothesisRows, params: np.ndarray, best: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`refine` of rows already scored (`best`) at `params`, which it moves in place."""
-    best = best.copy()
-    step = np.array([STEP_MM, STEP_MM, STEP_DEG])
+def _round_moves() -> tuple[np.ndarray, ...]:
+    """Each round's moves (6×3: +x, +y, +angle, −x, −y, −angle), steps halved each round."""
+    step, out = np.array([STEP_MM, STEP_MM, STEP_DEG]), []
     for _ in range(ROUNDS):
-        moves = np.concatenate([np.diag(step), -np.diag(step)])                        # 6×3
-        live = np.arange(len(params))
-        for _ in range(MOVES_PER_ROUND):
-            n = len(live)
-            trial = (params[live, None, :] + moves[None]).reshape(-1, 3)
-            s = (rows if n == len(params) else rows.take(live)).scores(trial, len(moves)).reshape(n, len(moves))
-            pick = np.argmax(s, axis=1)
-            top = s[np.arange(n), pick]
-            gain = top > best[live]
-            moved = live[gain]
-            params[moved] = trial.reshape(n, len(moves), 3)[np.flatnonzero(gain), pick[gain]]
-            best[moved] = top[gain]
-            # a row that did not move would try the same poses again, to no gain
-            live = moved
+        out.append(np.concatenate([np.diag(step), -np.diag(step)]))
         step = step / 2
+    return tuple(out)
+
+
+_ROUND_MOVES = _round_moves()
+
+
+def ascend(rows: HypothesisRows, params: np.ndarray, best: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`refine` of rows already scored (`best`) at `params` (float64, C order), which it
+    moves in place."""
+    best = best.copy()
+    for moves in _ROUND_MOVES:
+        rows.ascent_round(params, best, moves)
     return params, best
 
 

@@ -64,6 +64,46 @@ def test_refine_finds_the_pose_from_a_few_mm_and_degrees_off():
         assert score[0] > edges.scores(emap, [kind], [Size.LARGE], start, CAMERA)[0]
 
 
+def _numpy_ascent(rows, params, best):
+    """edges.ascend as numpy calls, before its rounds were compiled (docs/detection-speed.md,
+    fifteenth pass): what the compiled rounds must give, bit for bit."""
+    best = best.copy()
+    for moves in edges._ROUND_MOVES:
+        live = np.arange(len(params))
+        for _ in range(edges.MOVES_PER_ROUND):
+            n = len(live)
+            trial = (params[live, None, :] + moves[None]).reshape(-1, 3)
+            s = rows.take(live).scores(trial, len(moves)).reshape(n, len(moves))
+            pick = np.argmax(s, axis=1)
+            top = s[np.arange(n), pick]
+            gain = top > best[live]
+            moved = live[gain]
+            params[moved] = trial.reshape(n, len(moves), 3)[np.flatnonzero(gain), pick[gain]]
+            best[moved] = top[gain]
+            live = moved
+    return params, best
+
+
+def test_the_compiled_ascent_moves_as_numpys_did_bit_for_bit():
+    image = drawn(UPRIGHT, Size.LARGE, [70.0, 70.0, 0.0])
+    image[100:] = drawn(FLAT, Size.MEDIUM, [120.0, 150.0, -30.0])[100:]
+    emap = edge_map(image)
+    rng = np.random.default_rng(15)
+    starts = np.repeat([[70.0, 70.0, 0.0], [120.0, 150.0, -30.0]], 30, axis=0) + rng.uniform(-5, 5, (60, 3))
+    starts[:4, 2] = [0.0, -0.0, 0.375, -1.5]   # signed zeros and angles a few turns reach
+    kinds = [(UPRIGHT, FLAT)[k] for k in rng.integers(0, 2, 60)]
+    sizes = [list(Size)[k] for k in rng.integers(0, 3, 60)]
+    every = edges.HypothesisRows.of(kinds, sizes, CAMERA, emap)
+    rows = every.take(np.arange(1, 60, 2))   # geometry rows other than the poses' own
+    params = starts[1::2].copy()
+    first = rows.scores(params)
+    compiled = edges.ascend(rows, params.copy(), first)
+    numpy_calls = _numpy_ascent(rows, params.copy(), first)
+    assert compiled[0].tobytes() == numpy_calls[0].tobytes()
+    assert compiled[1].tobytes() == numpy_calls[1].tobytes()
+    assert (compiled[1] > first).mean() > 0.8   # most rows moved
+
+
 def test_bare_table_has_no_edges():
     emap = edge_map(np.full((GRID.height, GRID.width, 3), 128, np.uint8))
     assert edges.scores(emap, [UPRIGHT], [Size.LARGE], np.array([[100.0, 100.0, 0.0]]), CAMERA)[0] == 0.0

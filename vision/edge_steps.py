@@ -55,7 +55,7 @@ from domain import Size
 from vision import decide
 from vision import fit as fitting
 from vision import edge_kernels as kernels
-from vision.edges import CODE, KEYS, EdgeMap, HypothesisRows, ascend, best_of_groups, nose_softness
+from vision.edges import CODE, KEYS, Ascents, EdgeMap, HypothesisRows, ascend, best_of_groups, nose_softness
 from vision.faint_faces import ring_reading
 from vision.geometry import COIN, FLAT, UPRIGHT, hypothesis_faces
 from vision.medians import median
@@ -200,7 +200,8 @@ def _search(emap: EdgeMap, code: np.ndarray, params: np.ndarray, owner: np.ndarr
             camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Refined params and edge scores of the starts (score -1: not searched from). Each
     owner's first start (its winner) is searched from, and of its other starts of each
-    size and pose the STARTS_REFINED whose edges already lie best."""
+    size and pose the STARTS_REFINED whose edges already lie best. The ascents are kept
+    on `emap` (EdgeMap.searched): `edges.refine` from a pose searched from takes them."""
     rows_all = HypothesisRows(code, camera, emap)
     first = rows_all.scores(params)
     keep = np.zeros(len(code), bool)
@@ -208,7 +209,10 @@ def _search(emap: EdgeMap, code: np.ndarray, params: np.ndarray, owner: np.ndarr
     keep[best_of_groups(owner * len(KEYS) + code, first, STARTS_REFINED)] = True
     idx = np.flatnonzero(keep)
     score = np.full(len(code), -1.0)
-    params[idx], score[idx] = ascend(rows_all.take(idx), params[idx], first[idx])
+    starts = params[idx]
+    ends, ends_score = ascend(rows_all.take(idx), starts.copy(), first[idx])
+    emap.searched = Ascents(code[idx], camera, starts, ends, ends_score)
+    params[idx], score[idx] = ends, ends_score
     return params, score
 
 

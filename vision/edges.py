@@ -77,6 +77,33 @@ class EdgeMap:
 
     tensor: np.ndarray   # H×W×3 float32
     grid: TableGrid
+    # the edge search's ascents on this map (vision.edge_steps), which `refine` takes
+    # again for rows started where one was (the same code, pose and camera, bit for bit)
+    searched: Ascents | None = None
+
+
+@dataclass
+class Ascents:
+    """`ascend`'s results on an EdgeMap: rows of (kind, size) `code` (KEYS' indices)
+    started at `starts` (N×3) and seen from `camera` ended at `ends` (N×3), scoring
+    `scores` (float32)."""
+
+    code: np.ndarray
+    camera: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    scores: np.ndarray
+
+    def found(self, code: np.ndarray, starts: np.ndarray, camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows (code, start: N, N×3) an ascent started at, and that ascent's index.
+        Poses are compared bit for bit (a −0.0 is not a 0.0 to the ascent's sines)."""
+        if len(self.code) == 0 or not np.array_equal(np.asarray(camera, float).view(np.int64),
+                                                       np.asarray(self.camera, float).view(np.int64)):
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        same = (code[:, None] == self.code[None]) & \
+            (starts.view(np.int64)[:, None] == self.starts.view(np.int64)[None]).all(axis=2)
+        rows = np.flatnonzero(same.any(axis=1))
+        return rows, same[rows].argmax(axis=1)
 
 
 def edge_map(table_bgr: np.ndarray, grid: TableGrid, boxes: list[tuple[int, int, int, int]]) -> EdgeMap:
@@ -202,10 +229,20 @@ def scores(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) 
 
 def refine(emap: EdgeMap, kinds, sizes, params: np.ndarray, camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each hypothesis moved (x, y, angle) to where its edges lie on the strongest steps:
-    coordinate ascent, steps halved each round. Returns (params N×3, scores N)."""
-    rows = HypothesisRows.of(kinds, sizes, camera, emap)
+    coordinate ascent, steps halved each round (the edge search's, for a row it
+    started at the same pose: EdgeMap.searched). Returns (params N×3, scores N)."""
+    code = np.array([CODE[key] for key in zip(kinds, sizes)], np.int64)
     params = np.array(params, float)
-    return ascend(rows, params, rows.scores(params))
+    score = np.empty(len(params), np.float32)
+    todo = np.ones(len(params), bool)
+    if emap.searched is not None:
+        rows, which = emap.searched.found(code, params, camera)
+        params[rows], score[rows], todo[rows] = emap.searched.ends[which], emap.searched.scores[which], False
+    if todo.any():
+        rows_left = HypothesisRows(code[todo], camera, emap)
+        start = params[todo]
+        params[todo], score[todo] = ascend(rows_left, start, rows_left.scores(start))
+    return params, score
 
 
 def _round_moves() -> tuple[np.ndarray, ...]:

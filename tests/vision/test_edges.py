@@ -104,6 +104,27 @@ def test_the_compiled_ascent_moves_as_numpys_did_bit_for_bit():
     assert (compiled[1] > first).mean() > 0.8   # most rows moved
 
 
+def test_refine_takes_the_searchs_ascent_only_from_the_same_pose_size_and_camera():
+    emap = edge_map(drawn(UPRIGHT, Size.LARGE, [100.0, 100.0, 20.0]))
+    start = np.array([[101.0, 99.0, 0.0]])
+
+    # an ascent the search made from this pose, its end planted to be told apart
+    planted = edges.Ascents(np.array([edges.CODE[UPRIGHT, Size.LARGE]]), CAMERA, start.copy(),
+                            np.array([[1.0, 2.0, 3.0]]), np.array([0.5], np.float32))
+
+    def refined(size=Size.LARGE, params=start, camera=CAMERA, searched=planted):
+        emap.searched = searched
+        return edges.refine(emap, [UPRIGHT], [size], params, camera)
+
+    params, score = refined()
+    assert params.tolist() == [[1.0, 2.0, 3.0]] and score.tolist() == [0.5]
+    changed = [dict(params=start + [[1e-9, 0.0, 0.0]]), dict(params=start * [[1.0, 1.0, -1.0]]),   # −0.0°
+               dict(size=Size.MEDIUM), dict(camera=CAMERA + [0.0, 0.0, 1.0])]
+    for change in changed:
+        fresh, again = refined(**change, searched=None), refined(**change)
+        assert again[0].tobytes() == fresh[0].tobytes() and again[1].tobytes() == fresh[1].tobytes(), change
+
+
 def test_bare_table_has_no_edges():
     emap = edge_map(np.full((GRID.height, GRID.width, 3), 128, np.uint8))
     assert edges.scores(emap, [UPRIGHT], [Size.LARGE], np.array([[100.0, 100.0, 0.0]]), CAMERA)[0] == 0.0

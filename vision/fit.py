@@ -105,43 +105,43 @@ def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: n
                        with_coins: Sequence[bool]) -> list[tuple[list[Hypothesis], list[np.ndarray]]]:
     """Plausible hypotheses for each blob (outline points B×K×2) and a starting pose for
     each: of each pose, the SIZES_TRIED sizes whose apparent area is nearest the blob's
-    (within AREA_FACTOR), or the small ones for a blob smaller than them all. All
-    candidates' apparent areas are computed together."""
-    candidates = []  # (blob, kind, size, starting variants)
-    axes = _blob_axes(points)
-    # an upright piece's base sits towards the camera from the blob's centre (every
-    # blob's and size's at once: elementwise, as one by one)
-    centroids = points.mean(axis=1)[:, None]   # (_blob_axes' centroids)
-    heights = np.array([size.height for size in Size])
-    all_bases = centroids - (lift(np.repeat(centroids, len(heights), axis=1), heights, camera) - centroids) / 4
-    for blob, ((centroid, headings, rect_angle), bases) in enumerate(zip(axes, all_bases)):
-        for size, base in zip(Size, bases):
-            candidates.append((blob, UPRIGHT, size, [(*base, rect_angle % 90), (*base, (rect_angle + 45) % 90)]))
-        units = [(a, _unit(a)) for a in headings]
-        for size in Size:
-            candidates.append((blob, FLAT, size, [(*(centroid - _FLAT_OFFSET[size] * u), a) for a, u in units]))
-    areas = silhouette_areas([c[1] for c in candidates], [c[2] for c in candidates],
-                             np.array([c[3][0] for c in candidates], float), camera)
-    options: dict[tuple[int, str], list] = {}
-    for (blob, kind, size, variants), area in zip(candidates, areas):
-        ratio = abs(np.log(areas_mm2[blob] / area))
-        if ratio < np.log(AREA_FACTOR):
-            options.setdefault((blob, kind), []).append((ratio, size, variants))
+    (within AREA_FACTOR), or the small ones for a blob smaller than them all. Every
+    blob's starts and apparent areas are worked out together (elementwise, as one by one)."""
+    centroids, headings, units, ways, rect_angles = _blob_axes(points)
+    n, sizes = len(points), list(Size)
+    small = sizes.index(Size.SMALL)
+    # an upright piece's base sits towards the camera from the blob's centre; it is tried
+    # at the blob's rectangle's angle and turned 45°
+    heights = np.array([size.height for size in sizes])
+    c = centroids[:, None]
+    upright = np.empty((n, len(sizes), 2, 3))
+    upright[..., :2] = (c - (lift(np.repeat(c, len(heights), axis=1), heights, camera) - c) / 4)[:, :, None]
+    upright[..., 2] = np.array([(a % 90, (a + 45) % 90) for a in rect_angles])[:, None]
+    # a flat piece's footprint centred on the blob's, along each heading tried (`ways`)
+    flat = np.empty((n, len(sizes), 2, 3))
+    flat[..., :2] = centroids[:, None, None] - np.array([_FLAT_OFFSET[s] for s in sizes])[:, None, None] * units[:, None]
+    flat[..., 2] = headings[:, None]
+    first_flat = flat[np.arange(n), :, [w[0] for w in ways]]
+    areas = np.array(silhouette_areas([UPRIGHT] * (n * len(sizes)) + [FLAT] * (n * len(sizes)), sizes * (2 * n),
+                                      np.concatenate([upright[:, :, 0], first_flat]).reshape(-1, 3), camera))
+    areas = areas.reshape(2, n, len(sizes))   # (pose, blob, size)
+    ratio = np.abs(np.log(np.array(areas_mm2, float)[:, None] / areas))
+    fits = (ratio < np.log(AREA_FACTOR)).tolist()
+    ratio = ratio.tolist()
     # a blob smaller than any piece is part of a small one: its lit faces, the shaded
     # ones taken for shadow (which the fit counts as neither piece nor table)
-    too_small = {blob for (blob, kind, size, _), area in zip(candidates, areas)
-                 if size is Size.SMALL and kind == UPRIGHT and areas_mm2[blob] < area} - {b for b, _ in options}
-    for blob, kind, size, variants in candidates:
-        if blob in too_small and size is Size.SMALL:
-            options[(blob, kind)] = [(0.0, size, variants)]
+    smaller = (np.array(areas_mm2, float) < areas[0, :, small]).tolist()
     out = []
     for blob, pts in enumerate(points):
         hyps, starts = [], []
-        for kind in (UPRIGHT, FLAT):
-            for _, size, variants in sorted(options.get((blob, kind), []), key=lambda o: o[0])[:SIZES_TRIED]:
-                for v in variants:
-                    hyps.append(Hypothesis(blob, kind, size))
-                    starts.append(np.array(v, float))
+        too_small = smaller[blob] and not any(fits[0][blob] + fits[1][blob])
+        for k, (kind, variants) in enumerate(((UPRIGHT, upright[blob]), (FLAT, flat[blob][:, ways[blob]]))):
+            tried = [small] if too_small else sorted((z for z in range(len(sizes)) if fits[k][blob][z]),
+                                                 key=ratio[k][blob].__getitem__)[:SIZES_TRIED]
+            for z in tried:
+                for v in variants[z]:
+                    hyps.append(Hypothesis(blob, kind, sizes[z]))
+                    starts.append(v)
         if with_coins[blob]:
             for coin in CoinKind:
                 area = np.pi * coin.diameter ** 2 / 4
@@ -152,10 +152,11 @@ def initial_hypotheses(points: np.ndarray, areas_mm2: Sequence[float], camera: n
     return out
 
 
-def _blob_axes(points: np.ndarray) -> list[tuple[np.ndarray, list[float], float]]:
-    """Each blob's (outline points B×K×2) centroid, the headings a flat piece there may
-    have (along the long axis, one way or both) and the angle of its minimum-area
-    rectangle (degrees)."""
+def _blob_axes(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[int]], list[float]]:
+    """Each blob's (outline points B×K×2) centroid (B×2), the headings along its long axis
+    one way and the other (degrees, B×2) and their unit vectors (B×2×2), which of those
+    ways a flat piece there may point (0: along the axis, 1: back; one way or both) and
+    the angle of its minimum-area rectangle (degrees)."""
     centroid = points.mean(axis=1)
     # np.cov's arithmetic (its layouts kept, so its exact roundings), eigh of the whole stack
     x = (points - centroid[:, None]).transpose(0, 2, 1)
@@ -163,19 +164,15 @@ def _blob_axes(points: np.ndarray) -> list[tuple[np.ndarray, list[float], float]
     cov = np.array([np.dot(v, v.T.conj()) for v in x]) * (1 / (points.shape[1] - 1))
     evecs = np.linalg.eigh(cov)[1]
     axes = np.degrees(np.arctan2(evecs[:, 1, 1], evecs[:, 0, 1]))
-    out = []
-    for pts, c, axis in zip(points, centroid, axes):
-        # a flat piece's nose reaches further from the blob's centre than its tail edge
-        along = (pts - c) @ _unit(axis)
-        reach = along.max() / max(-along.min(), 1e-6)
-        headings = [axis] if reach > 1 + NOSE_CLEAR else [axis + 180] if reach < 1 / (1 + NOSE_CLEAR) else [axis, axis + 180]
-        (_, _), (_, _), rect_angle = cv2.minAreaRect(pts.astype(np.float32))
-        out.append((c, headings, rect_angle))
-    return out
-
-
-def _unit(deg: float) -> np.ndarray:
-    return np.array([np.cos(np.radians(deg)), np.sin(np.radians(deg))])
+    headings = np.column_stack([axes, axes + 180])
+    rad = np.radians(headings)
+    units = np.stack([np.cos(rad), np.sin(rad)], axis=2)
+    # a flat piece's nose reaches further from the blob's centre than its tail edge
+    along = np.array([(pts - c) @ u for pts, c, u in zip(points, centroid, units[:, 0])])
+    reach = along.max(axis=1) / np.maximum(-along.min(axis=1), 1e-6)
+    ways = [[0] if r > 1 + NOSE_CLEAR else [1] if r < 1 / (1 + NOSE_CLEAR) else [0, 1] for r in reach.tolist()]
+    rect_angles = [cv2.minAreaRect(pts)[2] for pts in points.astype(np.float32)]
+    return centroid, headings, units, ways, rect_angles
 
 
 def _row_model(kind: str, size: Size | None, coin: CoinKind | None) -> tuple:

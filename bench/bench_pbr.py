@@ -12,6 +12,7 @@ Rainbow stash with its black (path-traced only): $PYRAMID_PBR_RAINBOW_SEEDS (def
 same path-traced light developed as another renderer or camera might (`_developments`:
 Blender's AgX view transform, other exposures, defocus, a lower JPEG quality): the
 picture's pipeline is as much the outside renderer's unknown as its light transport.
+And lit otherwise (`render.relit`: softboxes, a sun), each a path tracing of its own.
 """
 
 import os
@@ -116,6 +117,18 @@ def main() -> None:
         score, missed = Score(), []
         for seed in seeds:
             r, _ = pbr.render_seed(seed, development=how)
+            score.add(r.truth, _detect(r, seed, missed), str(seed))
+        print(f"  {label}: " + "; ".join(score.summary().split("\n")[:4]))
+        for f in missed:
+            print(f"    registration failed, every piece counted missed: {f}")
+    sys.stdout.flush()
+
+    print(f"\nthe same {len(seeds)} scenes lit otherwise:")
+    for lighting, label in (("softbox", f"each lamp a softbox ({pbr.SOFTBOX_RADIUS_MM:.0f} mm disc)"),
+                            ("sun", "one sun (parallel light, hard shadows)")):
+        score, missed = Score(), []
+        for seed in seeds:
+            r, _ = pbr.render_seed(seed, lighting=lighting)
             score.add(r.truth, _detect(r, seed, missed), str(seed))
         print(f"  {label}: " + "; ".join(score.summary().split("\n")[:4]))
         for f in missed:

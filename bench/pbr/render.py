@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -250,17 +251,46 @@ def develop(radiance: np.ndarray, spec: SceneSpec, noise_seed: int,
     return cv2.imdecode(buf, cv2.IMREAD_COLOR), buf.tobytes()
 
 
+# Other lamps than random_scene's, as another renderer's scene may be lit (`relit`):
+# "softbox", each lamp a disc SOFTBOX_RADIUS_MM across its radius (soft shadows); "sun",
+# the first lamp moved SUN_DISTANCE_MM away along its direction from the layout's middle,
+# as bright there, a disc the sun's apparent size (0.27°: parallel, hard shadows).
+LIGHTINGS = ("lamps", "softbox", "sun")
+SOFTBOX_RADIUS_MM = 350.0
+SUN_DISTANCE_MM = 20000.0
+SUN_RADIUS_MM = SUN_DISTANCE_MM * math.tan(math.radians(0.27))
+
+
+def relit(spec: SceneSpec, lighting: str) -> SceneSpec:
+    """The scene under LIGHTINGS' `lighting` ("lamps": as it is)."""
+    if lighting == "lamps":
+        return spec
+    if lighting == "softbox":
+        return replace(spec, lamps=tuple(replace(lamp, radius=SOFTBOX_RADIUS_MM) for lamp in spec.lamps))
+    if lighting == "sun":
+        lamp = spec.lamps[0]
+        middle = np.array([*np.mean([m.center for m in spec.layout.markers], axis=0), 0.0])
+        towards = np.array(lamp.position) - middle
+        near = float(np.linalg.norm(towards))
+        position = tuple(float(v) for v in middle + towards / near * SUN_DISTANCE_MM)
+        sun = replace(lamp, position=position, radius=SUN_RADIUS_MM,
+                      intensity=lamp.intensity * (SUN_DISTANCE_MM / near) ** 2)
+        return replace(spec, lamps=(sun,))
+    raise ValueError(f"lighting {lighting!r}: one of {', '.join(LIGHTINGS)}")
+
+
 @dataclass(frozen=True)
 class Timing:
     seconds: float      # path tracing only (0 when read from the cache)
     cached: bool
 
 
-def render_seed(seed: int, spp: int = SPP, development: Development = PLAIN, **options) -> tuple[Rendered, Timing]:
-    """The path-traced picture of random_scene(seed, **options). The radiance is kept on
-    disk (keyed by RENDER_VERSION, walls, spp and the spec), the camera develops it anew
-    (`development`)."""
-    spec = random_scene(seed, **options)
+def render_seed(seed: int, spp: int = SPP, development: Development = PLAIN, lighting: str = "lamps",
+                **options) -> tuple[Rendered, Timing]:
+    """The path-traced picture of random_scene(seed, **options), `relit` by `lighting`.
+    The radiance is kept on disk (keyed by RENDER_VERSION, walls, spp and the spec), the
+    camera develops it anew (`development`)."""
+    spec = relit(random_scene(seed, **options), lighting)
     key = hashlib.sha1(f"{RENDER_VERSION}:{WALLS}:{spp}:{spec!r}".encode()).hexdigest()[:20]
     path = CACHE_DIR / f"{seed}-{key}.npy"
     timing = Timing(0.0, True)

@@ -1,0 +1,50 @@
+"""The path-traced scenes lit otherwise (bench/pbr/render.py `relit`), as bench_pbr measures
+the detector under them: a softbox keeps each lamp where it is, a sun is one far lamp as
+bright on the layout as the first."""
+
+import numpy as np
+import pytest
+
+from bench.pbr.render import SOFTBOX_RADIUS_MM, SUN_DISTANCE_MM, relit
+from vision.render import random_scene
+
+
+def _irradiance_at_middle(spec, lamp) -> float:
+    middle = np.array([*np.mean([m.center for m in spec.layout.markers], axis=0), 0.0])
+    to_lamp = np.array(lamp.position) - middle
+    d = np.linalg.norm(to_lamp)
+    return lamp.intensity * (1000 / d) ** 2 * to_lamp[2] / d
+
+
+def test_softboxes_are_the_same_lamps_bigger():
+    spec = random_scene(9200)
+    soft = relit(spec, "softbox")
+    assert [l.position for l in soft.lamps] == [l.position for l in spec.lamps]
+    assert [l.intensity for l in soft.lamps] == [l.intensity for l in spec.lamps]
+    assert all(l.radius == SOFTBOX_RADIUS_MM for l in soft.lamps)
+    assert soft.pieces == spec.pieces and relit(spec, "lamps") is spec
+
+
+def test_the_sun_is_one_far_lamp_as_bright_on_the_table_from_the_first_lamps_side():
+    spec = random_scene(9203)
+    sun = relit(spec, "sun")
+    assert len(sun.lamps) == 1
+    lamp, first = sun.lamps[0], spec.lamps[0]
+    middle = np.array([*np.mean([m.center for m in spec.layout.markers], axis=0), 0.0])
+    to_sun, to_first = np.array(lamp.position) - middle, np.array(first.position) - middle
+    assert np.linalg.norm(to_sun) == pytest.approx(SUN_DISTANCE_MM)
+    assert np.dot(to_sun, to_first) / np.linalg.norm(to_sun) / np.linalg.norm(to_first) == pytest.approx(1.0)
+    assert _irradiance_at_middle(sun, lamp) == pytest.approx(_irradiance_at_middle(spec, first))
+    # near parallel light: across the layout the sun's direction turns ~2°, a lamp's ~35°
+    corners = np.array([[*m.center, 0.0] for m in spec.layout.markers])
+
+    def turn(position) -> float:
+        rays = np.array(position) - corners
+        rays /= np.linalg.norm(rays, axis=1, keepdims=True)
+        return float(np.degrees(np.arccos(np.clip(rays @ rays.T, -1, 1))).max())
+    assert turn(lamp.position) < 2.5 and turn(first.position) > 20
+
+
+def test_an_unknown_lighting_is_refused():
+    with pytest.raises(ValueError, match="softbox"):
+        relit(random_scene(9200), "candles")

@@ -252,7 +252,7 @@ def develop(radiance: np.ndarray, spec: SceneSpec, noise_seed: int,
 
 
 # Other lamps than random_scene's, as another renderer's scene may be lit (`relit`):
-# "softbox", each lamp a disc SOFTBOX_RADIUS_MM across its radius (soft shadows); "sun",
+# "softbox", each lamp a disc of radius SOFTBOX_RADIUS_MM (soft shadows); "sun",
 # the first lamp moved SUN_DISTANCE_MM away along its direction from the layout's middle,
 # as bright there, a disc the sun's apparent size (0.27°: parallel, hard shadows).
 LIGHTINGS = ("lamps", "softbox", "sun")

@@ -298,11 +298,14 @@ def render_seed(seed: int, spp: int = SPP, development: Development = PLAIN, lig
         radiance = np.load(path).astype(np.float32)
     except (OSError, ValueError):
         t = time.perf_counter()
-        radiance = render_radiance(spec, spp, seed)
+        # kept in half floats, and developed from them now as from the cache later: the
+        # first run's pictures are the same as every later run's
+        radiance = render_radiance(spec, spp, seed).astype(np.float16)
         timing = Timing(time.perf_counter() - t, False)
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, radiance.astype(np.float16))
+        np.save(tmp, radiance)
         os.replace(tmp, path)
+        radiance = radiance.astype(np.float32)
     image, jpeg = develop(radiance, spec, seed, development)
     return Rendered(image, jpeg, spec.truth(), spec.view(), spec), timing

@@ -94,7 +94,7 @@ class _Blob:
     area_mm2: float
     observed: np.ndarray   # median log colour relative to paper white (b, g, r)
     table: np.ndarray      # the bare table's, under the piece
-    shadow: np.ndarray     # bool, in the box: darker than the table and paler than the piece
+    colour_pixels: np.ndarray   # bool, in the box: where its colour was read (its mask eroded)
     lum: np.ndarray        # darkening against the table (log), in the box
     chroma: np.ndarray     # hue change against the table (log), in the box
     hue: np.ndarray        # its hue part (two axes), in the box
@@ -107,6 +107,13 @@ class _Blob:
         """Its centroid (grid pixels): its convex outline's, worked out once (the shadow
         rules ask ~30 times a frame for ~15 blobs)."""
         return polygon_centroid(self.part.outline) + self.origin_px
+
+    @cached_property
+    def shadow(self) -> np.ndarray:
+        """bool, in the box: darker than the table and paler than the piece
+        (decide.tinted_shadow): worked out when asked (only a blob with a smaller rival
+        is; making it for every blob cost ~0.25 ms a frame)."""
+        return decide.tinted_shadow(self.lum, self.chroma, self.colour_pixels)
 
 
 class Detector:
@@ -181,9 +188,8 @@ class Detector:
                 inner = cv2.erode(part.mask, kernel)
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 readings.append(colour_reading.readings(fg.table[crop], fg.background[crop], sel, fg.paper_log))
-                out.append(_Blob(part, np.array(box[:2]), area, readings[-1][0], readings[-1][1],
-                                 decide.tinted_shadow(fg.lum[crop], chroma, sel), fg.lum[crop], chroma, hue, dark,
-                                 beside=beside))
+                out.append(_Blob(part, np.array(box[:2]), area, readings[-1][0], readings[-1][1], sel,
+                                 fg.lum[crop], chroma, hue, dark, beside=beside))
         return self._best_explained(out, readings)
 
     def _reaches_view_edge(self, mask: np.ndarray, box: tuple[int, int, int, int]) -> bool:

@@ -1,6 +1,7 @@
 """Binary masks' bookkeeping, compiled (numba): connected components' areas and boxes
-in one pass over their labels, each row's first and last set pixel. The same values as
-the OpenCV and numpy calls they replaced (docs/detection-speed.md).
+in one pass over their labels, each row's first and last set pixel, a blob's evidence
+cut at a level, the components touching a part. The same values as the OpenCV and
+numpy calls they replaced (docs/detection-speed.md).
 """
 
 from __future__ import annotations
@@ -178,22 +179,41 @@ def layer_counts(layers, mask, undecided, reach):
 
 
 @jit()
-def touching_components(mask, seed):
-    """The 8-connected components of a binary mask that reach a pixel of `seed` or one of
-    its 8 neighbours (uint8 0/255): cv2.connectedComponents' components, kept where
-    cv2.dilate(seed, 3×3) meets them, grown from those pixels."""
-    height, width = mask.shape
+def cut_at(weak, tinted_shadow, score, level, cut, mask):
+    """A blob's evidence `score` cut at `level` (float32): score − level on the pixels of
+    `weak` not `tinted_shadow`, −level elsewhere, into `cut` (float32); 255 into `mask`
+    where that is positive, 0 elsewhere. numpy's np.where((weak > 0) & ~tinted_shadow,
+    score - level, -level) and (cut > 0) * 255 in one pass, in float32 as numpy took a
+    Python float level."""
+    height, width = weak.shape
+    for y in range(height):
+        for x in range(width):
+            v = score[y, x] - level if weak[y, x] and not tinted_shadow[y, x] else -level
+            cut[y, x] = v
+            mask[y, x] = 255 if v > 0 else 0
+
+
+@jit()
+def touching_components(near, seed, taken, x0, y0):
+    """The 8-connected components of the pixels of `near` outside `seed` and `taken`
+    that reach a pixel of `seed` or one of its 8 neighbours (uint8 0/255, the shape of
+    `near`): cv2.connectedComponents' components of near & ~seed & ~taken, kept where
+    cv2.dilate(seed, 3×3) meets them, grown from those pixels. `seed` and `taken` (binary
+    masks of one shape) lie in `near` from column x0, row y0: a blob's part is looked for
+    around its own pixels, not over its whole box."""
+    height, width = near.shape
     out = np.zeros((height, width), np.uint8)
     stack = np.empty((height * width, 2), np.int64)
     top = 0
-    for y in range(height):
-        for x in range(width):
-            if mask[y, x] and not out[y, x]:
-                near = False
-                for v in range(max(y - 1, 0), min(y + 2, height)):
-                    for u in range(max(x - 1, 0), min(x + 2, width)):
-                        near = near or seed[v, u] != 0
-                if near:
+    rows, cols = seed.shape
+    for y in range(max(y0 - 1, 0), min(y0 + rows + 1, height)):   # the pixels a seed pixel may touch
+        for x in range(max(x0 - 1, 0), min(x0 + cols + 1, width)):
+            if near[y, x] and not out[y, x] and _outside(seed, taken, y - y0, x - x0):
+                touches = False
+                for j in range(y - y0 - 1, y - y0 + 2):
+                    for i in range(x - x0 - 1, x - x0 + 2):
+                        touches = touches or (0 <= j < rows and 0 <= i < cols and seed[j, i] != 0)
+                if touches:
                     out[y, x] = 255
                     stack[top, 0], stack[top, 1] = y, x
                     top += 1
@@ -202,11 +222,17 @@ def touching_components(mask, seed):
         y, x = stack[top, 0], stack[top, 1]
         for v in range(max(y - 1, 0), min(y + 2, height)):
             for u in range(max(x - 1, 0), min(x + 2, width)):
-                if mask[v, u] and not out[v, u]:
+                if near[v, u] and not out[v, u] and _outside(seed, taken, v - y0, u - x0):
                     out[v, u] = 255
                     stack[top, 0], stack[top, 1] = v, u
                     top += 1
     return out
+
+
+@jit(inline="always")
+def _outside(seed, taken, j, i):
+    """Is pixel (i, j) of `seed`'s frame set in neither `seed` nor `taken` (or beyond them)?"""
+    return not (0 <= j < seed.shape[0] and 0 <= i < seed.shape[1] and (seed[j, i] or taken[j, i]))
 
 
 @jit()

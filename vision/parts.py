@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from vision.decide import SHADOW_DARKER, TINT_SHARE
-from vision.mask_kernels import components, touching_components
+from vision.mask_kernels import components, cut_at, touching_components
 from vision.medians import median, percentile
 from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground
 from vision.touching import (MIN_BLOB_MM2, Within, angle_apart, convex_fill, in_box, row_ends, split, split_by_hue,
@@ -147,8 +147,8 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
                 others |= q
         # the faint or shadow-like pixels next to it: those components touching its hull
         # (the table's dark pixels reach past the blob: on the whole box)
-        whole_hull, whole_others = in_box(hull, within), in_box(others, within)
-        undecided = touching_components(near & ~whole_hull & ~whole_others, whole_hull)
+        whole_hull = in_box(hull, within)
+        undecided = touching_components(near, hull, others, sx, sy)
         # the outline at sub-pixel precision: the cut, interpolated SUBPIXEL times finer
         # (only around the part: outside it the cut is constant, so a crop with a pixel
         # of it to spare interpolates exactly alike, at a fraction of the cost)
@@ -243,8 +243,8 @@ def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, t
     # barely above the thresholds (green on green felt), the weak mask is the edge
     level = max(WEAK, EDGE_LEVEL * typical)
     for _ in range(2):   # the second time: the blob's lit faces, cut at the weak level
-        cut = np.where((weak > 0) & ~tinted_shadow, score - level, -level).astype(np.float32)
-        mask = (cut > 0).astype(np.uint8) * 255
+        cut, mask = np.empty(weak.shape, np.float32), np.empty(weak.shape, np.uint8)
+        cut_at(weak, tinted_shadow, score, np.float32(level), cut, mask)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats = components(mask)
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] * fg.res ** 2 >= MIN_BLOB_MM2]

@@ -73,3 +73,45 @@ def test_a_darker_piece_more_tinted_than_the_one_it_touches_is_not_its_shadow():
     assert len(both) == 2
     assert both[0] == pytest.approx(alone[0], rel=0.1) and both[1] == pytest.approx(alone[1], rel=0.3)
     assert _parts([upright] + shadow, grey_cloth) == alone[:1]
+
+
+def test_the_compiled_touching_components_are_opencvs():
+    # vision.mask_kernels.touching_components against what it replaced: OpenCV's
+    # components of near & ~seed & ~taken, kept where the seed dilated by 3×3 meets them
+    import cv2
+    from vision.mask_kernels import touching_components
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        h, w = rng.integers(5, 60, 2)
+        near = (rng.random((h, w)) < rng.uniform(0.2, 0.7)).astype(np.uint8) * np.uint8(rng.choice([1, 255]))
+        seed, taken = (np.zeros((h, w), np.uint8) for _ in range(2))
+        for mask in seed, taken:
+            y, x = rng.integers(0, h), rng.integers(0, w)
+            mask[y:y + rng.integers(1, 12), x:x + rng.integers(1, 12)] = 255
+        free = near & ~seed & ~taken
+        # seed and taken passed as a crop of near's frame holding every seed pixel
+        ys, xs = np.nonzero(seed | taken)
+        y0, x0 = rng.integers(0, ys.min() + 1), rng.integers(0, xs.min() + 1)
+        y1, x1 = rng.integers(ys.max() + 1, h + 1), rng.integers(xs.max() + 1, w + 1)
+        n, labels = cv2.connectedComponents(free, connectivity=8)
+        reached = np.unique(labels[(cv2.dilate(seed, np.ones((3, 3), np.uint8)) > 0) & (free > 0)])
+        expected = np.isin(labels, reached[reached > 0]).astype(np.uint8) * 255
+        found = touching_components(near, seed[y0:y1, x0:x1], taken[y0:y1, x0:x1], x0, y0)
+        assert np.array_equal(found, expected)
+
+
+def test_the_compiled_cut_is_numpys():
+    # vision.mask_kernels.cut_at against the numpy calls it replaced, bit for bit
+    from vision.mask_kernels import cut_at
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        h, w = rng.integers(3, 40, 2)
+        score = (rng.random((h + 2, w + 2)) * 3).astype(np.float32)[1:-1, 1:-1]   # a view, as refine's
+        weak = (rng.random((h, w)) < 0.6).astype(np.uint8) * 255
+        shadow = rng.random((h, w)) < 0.2
+        level = float(rng.choice([0.5, rng.uniform(0.4, 1.7)]))
+        expected = np.where((weak > 0) & ~shadow, score - level, -level).astype(np.float32)
+        cut, mask = np.empty((h, w), np.float32), np.empty((h, w), np.uint8)
+        cut_at(weak, shadow, score, np.float32(level), cut, mask)
+        assert cut.tobytes() == expected.tobytes()
+        assert np.array_equal(mask, (expected > 0).astype(np.uint8) * 255)

@@ -237,7 +237,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
         box = _union_box([black_stats[j, :4]] + [stats[i, :4] for i in absorbed.get(j, ())])
         crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
         region = (black_labels[crop] == j) & (mask[crop] == 0)
-        faces = np.isin(labels[crop], list(absorbed.get(j, ())))
+        faces = _labelled(labels[crop], absorbed.get(j, ()))
         # together nearly a piece's footprint, or they are no piece's two halves
         union = np.count_nonzero(region | faces)
         whole = j in absorbed and union >= WHOLE_SHARE_MIN * PIECE_MIN_MM2 / filler.res ** 2 \
@@ -247,7 +247,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
         lb, sc, lm = labels[crop], score[crop], lum[crop]
         if not whole:   # only the faces too small to be fitted on their own
             tiny = [i for i in absorbed.get(j, ()) if stats[i, cv2.CC_STAT_AREA] < min_px]
-            faces = np.isin(lb, tiny)
+            faces = _labelled(lb, tiny)
             box = _union_box([black_stats[j, :4]] + [stats[i, :4] for i in tiny])
         if faces.any():   # their evidence: their tint or their darkness, the stronger
             lb[faces] = n + j
@@ -296,6 +296,15 @@ def _evidence(lum: np.ndarray, grey: np.ndarray, chroma: np.ndarray, usable: np.
                                            -SHADOW_HUE_RATIO, DARK_LOG_MAX, WEAK))
     kernels.evidence(lum, grey, chroma, np.ascontiguousarray(usable), limits, score, dark, full, weak)
     return score, dark, full, weak
+
+
+def _labelled(labels: np.ndarray, wanted) -> np.ndarray:
+    """Where `labels` holds one of the labels `wanted`: np.isin's mask, ~6× cheaper for
+    the few labels a dark candidate takes in."""
+    out = np.zeros(labels.shape, bool)
+    for i in wanted:
+        out |= labels == i
+    return out
 
 
 def _union_box(boxes: list) -> tuple[int, int, int, int]:

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from vision.decide import SHADOW_DARKER, TINT_SHARE
-from vision.mask_kernels import components, cut_at, touching_components
+from vision.mask_kernels import coarse_points, components, cut_at, touching_components
 from vision.medians import median, percentile
 from vision.segment import CHROMA_MIN, MIN_SEED_MM2, WEAK, Foreground
 from vision.touching import (MIN_BLOB_MM2, Within, angle_apart, convex_fill, in_box, row_ends, split, split_by_hue,
@@ -157,7 +157,7 @@ def refine(fg: Foreground, weak: np.ndarray, box: tuple[int, int, int, int],
         x0, y0, x1, y1 = max(rx - 1, 0), max(ry - 1, 0), min(rx + rw + 1, w), min(ry + rh + 1, h)
         fine = cv2.resize(np.where(region[y0:y1, x0:x1] > 0, cut[y0:y1, x0:x1], -level), None,
                           fx=SUBPIXEL, fy=SUBPIXEL, interpolation=cv2.INTER_LINEAR)
-        inside = (fine > 0).astype(np.uint8)
+        inside = cv2.compare(fine, 0, cv2.CMP_GT)   # (0/255: binary to both)
         origin = (sx + x0, sy + y0)
         out.append(Part(whole_hull, undecided, _hull_points(inside, SUBPIXEL, origin), 0.5 / SUBPIXEL,
                         _contour_points(inside, SUBPIXEL, origin), dark))
@@ -253,7 +253,7 @@ def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, t
         level, tinted_shadow = WEAK, np.zeros_like(tinted_shadow)
     parts, hulls = [], []
     for i in big:
-        for q in split_by_hue((labels == i).astype(np.uint8) * 255, hue, fg.res):
+        for q in split_by_hue(cv2.compare(labels, i, cv2.CMP_EQ), hue, fg.res):   # (0/255)
             hull = convex_fill(q)   # split's measure of convexity, and the part's hull if it stays whole
             for r in split(q, within, hull):
                 for p in split_by_valley(r, score, fg.res, within):
@@ -265,13 +265,11 @@ def _cut(fg: Foreground, weak: np.ndarray, score: np.ndarray, hue: np.ndarray, t
 def _hull_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
     """Convex hull of a mask drawn `scale` times finer, in coarse pixel coordinates
     (the mask's first pixel being coarse pixel `origin`)."""
-    hull = cv2.convexHull(row_ends(mask)).reshape(-1, 2).astype(float) + np.multiply(origin, scale)
-    return (hull + 0.5) / scale - 0.5
+    return coarse_points(cv2.convexHull(row_ends(mask)), scale, *origin)
 
 
 def _contour_points(mask: np.ndarray, scale: int, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
     """The outer contour of a mask's largest component drawn `scale` times finer, in coarse
     pixel coordinates (as `_hull_points`)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    c = max(contours, key=cv2.contourArea).reshape(-1, 2).astype(float) + np.multiply(origin, scale)
-    return (c + 0.5) / scale - 0.5
+    return coarse_points(contours[0] if len(contours) == 1 else max(contours, key=cv2.contourArea), scale, *origin)

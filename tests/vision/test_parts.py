@@ -115,3 +115,14 @@ def test_the_compiled_cut_is_numpys():
         cut_at(weak, shadow, score, np.float32(level), cut, mask)
         assert cut.tobytes() == expected.tobytes()
         assert np.array_equal(mask, (expected > 0).astype(np.uint8) * 255)
+
+
+def test_the_compiled_coarse_points_are_numpys():
+    # vision.mask_kernels.coarse_points against the numpy calls it replaced, bit for bit
+    from vision.mask_kernels import coarse_points
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        points = rng.integers(0, 400, (rng.integers(1, 80), 1, 2)).astype(np.int32)
+        origin, scale = tuple(int(v) for v in rng.integers(0, 700, 2)), int(rng.choice([1, 2, 4, 8]))
+        expected = (points.reshape(-1, 2).astype(float) + np.multiply(origin, scale) + 0.5) / scale - 0.5
+        assert coarse_points(points, scale, *origin).tobytes() == expected.tobytes()

@@ -116,6 +116,22 @@ def test_a_dark_upright_a_little_greener_than_the_table_is_green_when_its_blue_r
     assert _read(det, [[-1.36, -1.34, -1.38], [-1.41, -1.36, -1.33]], [-1.29, -1.07, -0.66])[0] == "black"
 
 
+def test_a_dark_upright_whose_most_tinted_quarter_is_plainly_bluer_than_the_table_is_blue():
+    # path traced through refracting walls, 9217: a blue large upright on wood passes so
+    # little light that the whole blob reads black; its most tinted quarter is 0.96 (log)
+    # bluer than the wood beside it, where black plastic mirroring the room reaches 0.56
+    # (BLACK_IS_NOT_BLUE)
+    det = Detector(MarkerLayout.default())
+    wood = [-0.74, -0.53, -0.31]
+    quarter, whole = [-1.22, -2.0, -1.71], [-1.53, -1.9, -1.59]
+    assert det.models.classify(np.array([whole]), np.array([wood]))[0] == ["black"]
+    colour, margin = _read(det, [quarter, whole], wood)
+    assert colour == "blue" and margin < 0.1
+    # our Rainbow 9802: a black flat on a warm wood whose quarter mirrors a cooler room,
+    # 0.56 bluer than the wood: black
+    assert _read(det, [[-1.34, -1.31, -1.54], [-1.49, -1.4, -1.41]], [-1.05, -0.79, -0.37])[0] == "black"
+
+
 def test_a_green_flat_brighter_in_red_than_the_green_felt_is_green():
     # seed 9700: a green medium flat on green felt. Its top face mirrors the room, and in
     # red, which neither the felt nor the plastic passes much, its most tinted quarter

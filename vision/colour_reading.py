@@ -67,8 +67,9 @@ BLACK_IS_NOT_GREEN = 0.6
 # quarter is 0.24-1.39 bluer than the table (30 read black over all sets, 11 past 0.6).
 # A blob read black whose most tinted quarter is BLUER_THAN_TABLE bluer than its table,
 # and which blue explains there within BLACK_IS_NOT_BLUE spreads of black, is blue: at
-# 0.65, 7 refracting-wall blue uprights mended, no black piece lost, nothing else
-# changed on any set (0.6 mends 9, 0.55 10, leaving less room above the black pieces).
+# 0.65, 7 refracting-wall blue uprights mended, no black piece lost, and elsewhere only
+# a path-traced purple read black reads blue (0.6 mends 9, 0.55 10, leaving less room
+# above the black pieces).
 BLUER_THAN_TABLE = 0.65
 BLACK_IS_NOT_BLUE = 0.6
 # Over a red-poor table (its red at most RED_POOR_TABLE, log of the paper's: green felt,

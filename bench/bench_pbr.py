@@ -114,25 +114,24 @@ def main() -> None:
 
     print(f"\nthe same {len(seeds)} path-traced scenes, developed otherwise:")
     for label, how in _developments().items():
-        score, missed = Score(), []
-        for seed in seeds:
-            r, _ = pbr.render_seed(seed, development=how)
-            score.add(r.truth, _detect(r, seed, missed), str(seed))
-        print(f"  {label}: " + "; ".join(score.summary().split("\n")[:4]))
-        for f in missed:
-            print(f"    registration failed, every piece counted missed: {f}")
+        _print_variant(pbr, seeds, label, development=how)
     sys.stdout.flush()
 
     print(f"\nthe same {len(seeds)} scenes lit otherwise:")
-    for lighting, label in (("softbox", f"each lamp a softbox ({pbr.SOFTBOX_RADIUS_MM:.0f} mm disc)"),
-                            ("sun", "one sun (parallel light, hard shadows)")):
-        score, missed = Score(), []
-        for seed in seeds:
-            r, _ = pbr.render_seed(seed, lighting=lighting)
-            score.add(r.truth, _detect(r, seed, missed), str(seed))
-        print(f"  {label}: " + "; ".join(score.summary().split("\n")[:4]))
-        for f in missed:
-            print(f"    registration failed, every piece counted missed: {f}")
+    _print_variant(pbr, seeds, f"each lamp a softbox ({pbr.SOFTBOX_RADIUS_MM:.0f} mm disc)", lighting="softbox")
+    _print_variant(pbr, seeds, "one sun (parallel light, hard shadows)", lighting="sun")
+
+
+def _print_variant(pbr, seeds: list[int], label: str, **render) -> None:
+    """One line of figures for the scenes rendered otherwise (`render`: render_seed's
+    development or lighting)."""
+    score, missed = Score(), []
+    for seed in seeds:
+        r, _ = pbr.render_seed(seed, **render)
+        score.add(r.truth, _detect(r, seed, missed), str(seed))
+    print(f"  {label}: " + "; ".join(score.summary().split("\n")[:4]))
+    for f in missed:
+        print(f"    registration failed, every piece counted missed: {f}")
 
 
 if __name__ == "__main__":

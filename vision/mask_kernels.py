@@ -1,7 +1,7 @@
 """Binary masks' bookkeeping, compiled (numba): connected components' areas and boxes
 in one pass over their labels, each row's first and last set pixel, a blob's evidence
-cut at a level, the components touching a part, outline points made coarse. The same values as the OpenCV and
-numpy calls they replaced (docs/detection-speed.md).
+cut at a level, the components touching a part, outline points made coarse. The same
+values as the OpenCV and numpy calls they replaced (docs/detection-speed.md).
 """
 
 from __future__ import annotations

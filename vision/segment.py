@@ -51,6 +51,11 @@ SHADOW_LOG_MIN = -1.2
 DARK_CANDIDATE_LOG = -0.2
 DARK_SMOOTH_PX = 5
 BLACK_OPEN_PX = 5
+# The opening also shaves a turned square's corners (a piece turned 30-45°: ~2 px a
+# corner, the fit then prefers a size smaller or a shifted square); the candidates are
+# grown back by this many pixels within their dark pixels. The corners return, and a
+# plank's seam the opening cut off comes back no longer than this.
+DARK_REGROW_PX = 2
 # A dark blob sharing more than this share of its pixels with a coloured blob is that
 # piece, unless what lies beyond the coloured blobs is itself a piece's footprint
 # (PIECE_MIN_MM2): a dark piece beside a coloured one (path-traced 9201: a grey-looking
@@ -204,10 +209,7 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     # shadow on the table touches the piece that casts it: dark blobs are candidates,
     # kept if they touch no piece found (vision.pipeline); their evidence is their
     # darkness (opened wide enough to drop a plank's seam)
-    # (cv2.compare compares in float32, as numpy compares a float32 array with a float)
-    darker = cv2.compare(cv2.blur(lum, (DARK_SMOOTH_PX, DARK_SMOOTH_PX)), DARK_CANDIDATE_LOG, cv2.CMP_LT)
-    black = cv2.morphologyEx(cv2.bitwise_and(darker, usable), cv2.MORPH_OPEN,
-                             np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8))
+    black, darker = dark_candidates(lum, usable)
     m, black_labels, black_stats = components(black)
     # a coloured blob smaller than any piece is only some faces of one (green on green
     # felt: the faces that pass the lamp's light, the rest darkened like a shadow): the
@@ -256,7 +258,16 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
         lb[region] = n + j
         sc[region] = lm[region] * (1 / DARK_CANDIDATE_LOG)
         mask[crop][region] = 255
-        dark_blobs.append((n + j, tuple(int(v) for v in box)))
+        # its outline: the corners the opening shaved, grown back (the decisions above are
+        # the opened candidate's)
+        grown = _padded(black_stats[j, :4], DARK_REGROW_PX, labels.shape)
+        around = np.s_[grown[1]:grown[1] + grown[3], grown[0]:grown[0] + grown[2]]
+        rim = regrown(black_labels[around] == j, darker[around] > 0) & (black_labels[around] == 0) \
+            & (mask[around] == 0)
+        labels[around][rim] = n + j
+        score[around][rim] = lum[around][rim] * (1 / DARK_CANDIDATE_LOG)
+        mask[around][rim] = 255
+        dark_blobs.append((n + j, _union_box([box, grown])))
     paper_log = np.log(np.asarray(paper_white_bgr, np.float32) + LEVEL_OFFSET)
     return Foreground(table, bg, mask, score, lum, hue, dark, paper_log,
                       filler.res, labels, blobs, dark_blobs, frozenset(beside))
@@ -307,6 +318,13 @@ def _labelled(labels: np.ndarray, wanted) -> np.ndarray:
     return out
 
 
+def _padded(box: np.ndarray, pad: int, shape: tuple[int, int]) -> tuple[int, int, int, int]:
+    """A box (x, y, w, h) grown by `pad` pixels each way, within an image of `shape`."""
+    x, y, w, h = (int(v) for v in box)
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    return x0, y0, min(x + w + pad, shape[1]) - x0, min(y + h + pad, shape[0]) - y0
+
+
 def _union_box(boxes: list) -> tuple[int, int, int, int]:
     """The smallest box (x, y, w, h) holding all these boxes."""
     b = np.array(boxes)
@@ -319,6 +337,21 @@ def _robust_spread(values: np.ndarray) -> float:
     """Standard deviation estimated from the median absolute deviation (outliers —
     the pieces — barely move it)."""
     return 1.4826 * kernels.median_deviation(values)
+
+
+def dark_candidates(lum: np.ndarray, usable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the table is darker than DARK_CANDIDATE_LOG over DARK_SMOOTH_PX² (uint8 0/255):
+    opened (BLACK_OPEN_PX), the candidates; and as it is, where they may grow back."""
+    # (cv2.compare compares in float32, as numpy compares a float32 array with a float)
+    darker = cv2.compare(cv2.blur(lum, (DARK_SMOOTH_PX, DARK_SMOOTH_PX)), DARK_CANDIDATE_LOG, cv2.CMP_LT)
+    darker = cv2.bitwise_and(darker, usable)
+    return cv2.morphologyEx(darker, cv2.MORPH_OPEN, np.ones((BLACK_OPEN_PX, BLACK_OPEN_PX), np.uint8)), darker
+
+
+def regrown(candidate: np.ndarray, darker: np.ndarray) -> np.ndarray:
+    """A candidate (bool) grown back by DARK_REGROW_PX within the `darker` pixels (bool)."""
+    grown = cv2.dilate(candidate.view(np.uint8), np.ones((3, 3), np.uint8), iterations=DARK_REGROW_PX)
+    return (grown > 0) & darker
 
 
 def blob_masks(fg: Foreground, margin: int, dark: bool = False) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:

@@ -95,8 +95,21 @@ BLACK_IS_NOT_BLUE = 0.6
 # red tell holds only within RED_LIFT_SPREAD, between the two (at 2.0, 11 red uprights
 # of 66 thick-walled scenes read green; at 1.35 none, and no other piece changes on
 # any set).
+# The other way round: through refracting walls a red upright over felt passes so little
+# that its whole blob reads green (path-traced 9210, 9225: green 0.05 spread nearer, red
+# lifted above green by only 0.54-0.64, as green pieces' mirrors lift it, up to 0.62).
+# But its most tinted quarter lifts red by 0.96-1.02, where no green piece's does over
+# such a table (at most 0.78, over ours, both path-traced wall models and AgX: 439
+# green pieces on felt); red ones lift it there by 0.75 or more (411 red pieces on felt;
+# 8 of them under 1.0), but for one flat whose blob holds hardly any of it. A blob read
+# green over a red-poor table whose most tinted quarter lifts red above green by
+# QUARTER_LIFTS_RED, and which red explains within QUARTER_LIFT_SPREAD spreads of green,
+# is red: refracting walls' colour 95.5 -> 95.8 % (3 red uprights mended), every other
+# set the same piece for piece but a black piece already read green that reads red;
+# 0.8-0.95 the same.
 RED_POOR_TABLE = -1.2
 RED_LIFTS_RED, RED_LIFT_SPREAD = 0.74, 1.35
+QUARTER_LIFTS_RED, QUARTER_LIFT_SPREAD = 0.87, 1.0
 BLUE_BELOW_GREEN, BLUE_CUT_SPREAD = -0.35, 1.0
 # Such a blob is a near call: green is put nearer than the nearest colour by only this
 # (spreads), so the piece's colour margin, and its confidence, stay low.
@@ -132,7 +145,8 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
     most tinted quarter's yellow (the warm mirror), and green, not yellow, where the
     blob's red fell against its green (YELLOW_PASSES_RED), nor red or yellow over a
     red-poor table where the plastic would have lifted red or dropped blue against green
-    more (RED_LIFTS_RED, BLUE_BELOW_GREEN), nor black where it is greener than the table
+    more (RED_LIFTS_RED, BLUE_BELOW_GREEN), nor green there where its most tinted quarter
+    lifts red as only red plastic does (QUARTER_LIFTS_RED), nor black where it is greener than the table
     and its green rose more than its blue (BLACK_IS_NOT_GREEN), or where its most tinted
     quarter is plainly bluer than the table (BLACK_IS_NOT_BLUE)."""
     n, k = r.shape[:2]
@@ -170,6 +184,12 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
             best, d = _read_as(best, d, green, red_poor & (read == red)
                                & (change[:, 2] - change[:, 1] < RED_LIFTS_RED)
                                & (d[:, 1, green] - d[:, 1, red] <= RED_LIFT_SPREAD))
+            # ... which no green plastic does in its most tinted quarter (QUARTER_LIFTS_RED)
+            quarter = r[:, 0, 0] - r[:, 0, 1]
+            read = d[np.arange(n), best].argmin(axis=1)
+            best, d = _read_as(best, d, red, red_poor & (read == green)
+                               & (quarter[:, 2] - quarter[:, 1] >= QUARTER_LIFTS_RED)
+                               & (d[:, 1, red] - d[:, 1, green] <= QUARTER_LIFT_SPREAD))
         if "black" in names:
             black = names.index("black")
             # no black plastic is greener than the table its faces mirror (BLACK_IS_NOT_GREEN)

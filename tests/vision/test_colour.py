@@ -88,6 +88,24 @@ def test_green_over_felt_reads_green_where_red_or_yellow_plastic_would_show_more
     assert _read(det, [[-2.67, -0.8, -0.62], [-1.97, -0.79, -0.59]], [-1.32, -1.06, -0.8])[0] == "yellow"
 
 
+def test_a_red_upright_over_felt_read_green_is_red_where_its_quarter_lifts_red_as_no_green_does(monkeypatch):
+    # path traced through refracting walls, 9210: a red medium upright on green felt passes
+    # so little that its whole blob lifts red above green by only 0.58, as green pieces'
+    # mirrors do (RED_LIFTS_RED reads it green), but its most tinted quarter lifts red by
+    # 0.96, where no green piece's does over felt (QUARTER_LIFTS_RED)
+    from vision import colour_reading
+    det = Detector(MarkerLayout.default())
+    felt = [-1.03, -0.54, -1.71]
+    quarter, whole = [-1.89, -1.40, -1.61], [-1.83, -1.26, -1.85]
+    colour, margin = _read(det, [quarter, whole], felt)
+    assert colour == "red" and margin < 0.1
+    monkeypatch.setattr(colour_reading, "QUARTER_LIFTS_RED", np.inf)
+    assert _read(det, [quarter, whole], felt)[0] == "green"
+    monkeypatch.undo()
+    # the green piece whose quarter lifts red most over felt (N 9712, a small flat: 0.78)
+    assert _read(det, [[-1.75, -1.02, -1.79], [-1.75, -1.01, -1.93]], [-1.06, -0.55, -2.10])[0] == "green"
+
+
 def test_a_dark_upright_greener_than_the_table_is_green_not_black():
     # path-traced 9231: a green small upright on wood passes so little light that its
     # whole reading is nearest black. But black plastic only mirrors the room and the

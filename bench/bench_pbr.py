@@ -120,6 +120,7 @@ def main() -> None:
     print(f"\nthe same {len(seeds)} scenes lit otherwise:")
     _print_variant(pbr, seeds, f"each lamp a softbox ({pbr.SOFTBOX_RADIUS_MM:.0f} mm disc)", lighting="softbox")
     _print_variant(pbr, seeds, "one sun (parallel light, hard shadows)", lighting="sun")
+    _print_variant(pbr, seeds, f"one bare bulb ({pbr.BULB_RADIUS_MM:.0f} mm) in a room of its colour", lighting="bulb")
 
 
 def _print_variant(pbr, seeds: list[int], label: str, **render) -> None:

@@ -254,8 +254,12 @@ def develop(radiance: np.ndarray, spec: SceneSpec, noise_seed: int,
 # Other lamps than random_scene's, as another renderer's scene may be lit (`relit`):
 # "softbox", each lamp a disc of radius SOFTBOX_RADIUS_MM (soft shadows); "sun",
 # the first lamp moved SUN_DISTANCE_MM away along its direction from the layout's middle,
-# as bright there, a disc the sun's apparent size (0.27°: parallel, hard shadows).
-LIGHTINGS = ("lamps", "softbox", "sun")
+# as bright there, a disc the sun's apparent size (0.27°: parallel, hard shadows);
+# "bulb", the first lamp alone where it hangs, a bare bulb of radius BULB_RADIUS_MM (hard
+# shadows fanning out from below it), in a room of its own colour (a grey world, as a
+# renderer's default scene has: shadows no bluer than the lit table).
+LIGHTINGS = ("lamps", "softbox", "sun", "bulb")
+BULB_RADIUS_MM = 15.0
 SOFTBOX_RADIUS_MM = 350.0
 SUN_DISTANCE_MM = 20000.0
 SUN_RADIUS_MM = SUN_DISTANCE_MM * math.tan(math.radians(0.27))
@@ -276,6 +280,9 @@ def relit(spec: SceneSpec, lighting: str) -> SceneSpec:
         sun = replace(lamp, position=position, radius=SUN_RADIUS_MM,
                       intensity=lamp.intensity * (SUN_DISTANCE_MM / near) ** 2)
         return replace(spec, lamps=(sun,))
+    if lighting == "bulb":
+        lamp = spec.lamps[0]
+        return replace(spec, lamps=(replace(lamp, radius=BULB_RADIUS_MM),), ambient_kelvin=lamp.kelvin)
     raise ValueError(f"lighting {lighting!r}: one of {', '.join(LIGHTINGS)}")
 
 

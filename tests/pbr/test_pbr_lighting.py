@@ -1,11 +1,11 @@
 """The path-traced scenes lit otherwise (bench/pbr/render.py `relit`), as bench_pbr measures
 the detector under them: a softbox keeps each lamp where it is, a sun is one far lamp as
-bright on the layout as the first."""
+bright on the layout as the first, a bulb the first lamp alone, small, in a room of its colour."""
 
 import numpy as np
 import pytest
 
-from bench.pbr.render import SOFTBOX_RADIUS_MM, SUN_DISTANCE_MM, relit
+from bench.pbr.render import BULB_RADIUS_MM, SOFTBOX_RADIUS_MM, SUN_DISTANCE_MM, relit
 from vision.render import random_scene
 
 
@@ -43,6 +43,18 @@ def test_the_sun_is_one_far_lamp_as_bright_on_the_table_from_the_first_lamps_sid
         rays /= np.linalg.norm(rays, axis=1, keepdims=True)
         return float(np.degrees(np.arccos(np.clip(rays @ rays.T, -1, 1))).max())
     assert turn(lamp.position) < 2.5 and turn(first.position) > 20
+
+
+def test_a_bulb_is_the_first_lamp_alone_small_in_a_room_of_its_colour():
+    spec = random_scene(9204)
+    bulb = relit(spec, "bulb")
+    (lamp,) = bulb.lamps
+    first = spec.lamps[0]
+    assert lamp.position == first.position and lamp.intensity == first.intensity
+    assert lamp.radius == BULB_RADIUS_MM < first.radius
+    # the room takes the bulb's colour (a renderer's grey world): shadows are not bluer
+    assert bulb.ambient_kelvin == first.kelvin and bulb.ambient == spec.ambient
+    assert bulb.pieces == spec.pieces
 
 
 def test_an_unknown_lighting_is_refused():

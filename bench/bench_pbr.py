@@ -12,7 +12,7 @@ Rainbow stash with its black (path-traced only): $PYRAMID_PBR_RAINBOW_SEEDS (def
 same path-traced light developed as another renderer or camera might (`_developments`:
 Blender's AgX view transform, other exposures, defocus, a lower JPEG quality): the
 picture's pipeline is as much the outside renderer's unknown as its light transport.
-And lit otherwise (`render.relit`: softboxes, a sun), each a path tracing of its own.
+And lit otherwise (`render.relit`: softboxes, a sun, a bare bulb), each a path tracing of its own.
 """
 
 import os

@@ -318,7 +318,7 @@ def _labelled(labels: np.ndarray, wanted) -> np.ndarray:
     return out
 
 
-def _padded(box: np.ndarray, pad: int, shape: tuple[int, int]) -> tuple[int, int, int, int]:
+def _padded(box, pad: int, shape: tuple[int, int]) -> tuple[int, int, int, int]:
     """A box (x, y, w, h) grown by `pad` pixels each way, within an image of `shape`."""
     x, y, w, h = (int(v) for v in box)
     x0, y0 = max(x - pad, 0), max(y - pad, 0)
@@ -357,12 +357,10 @@ def regrown(candidate: np.ndarray, darker: np.ndarray) -> np.ndarray:
 def blob_masks(fg: Foreground, margin: int, dark: bool = False) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
     """Each kept component (or dark candidate): its mask in its box padded by `margin`
     pixels and clipped to the grid, and that box (x, y, w, h)."""
-    height, width = fg.labels.shape
     out = []
-    for i, (x, y, w, h) in fg.dark_blobs if dark else fg.blobs:
-        x0, y0 = max(0, x - margin), max(0, y - margin)
-        x1, y1 = min(width, x + w + margin), min(height, y + h + margin)
-        out.append(((fg.labels[y0:y1, x0:x1] == i).astype(np.uint8) * 255, (x0, y0, x1 - x0, y1 - y0)))
+    for i, box in fg.dark_blobs if dark else fg.blobs:
+        x0, y0, w, h = _padded(box, margin, fg.labels.shape)
+        out.append(((fg.labels[y0:y0 + h, x0:x0 + w] == i).astype(np.uint8) * 255, (x0, y0, w, h)))
     return out
 
 

@@ -79,8 +79,7 @@ def ink_black(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: l
         return np.zeros(3)
     samples = []
     h, w = image.shape[:2]
-    # one projection for every marker's grid (the call's overhead dominates)
-    for px in np.split(view.project(np.concatenate([_square_points(layout, i) for i in seen])), len(seen)):
+    for px in np.split(squares_px(view, layout, seen), len(seen)):
         x0, y0 = np.floor(px.min(axis=0)).astype(int) - 2
         x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 3
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
@@ -97,8 +96,24 @@ def ink_black(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: l
     return np.median(values[level <= np.percentile(level, INK_SHARE * 100)], axis=0)
 
 
+# the last pose's (view, layout, seen) and square pixels, one tuple (swapped whole, so
+# threads never see a key with another pose's pixels): a video's frames share a pose
+_last_squares: tuple = ((None, None, ()), None)
+
+
+def squares_px(view: CameraView, layout: MarkerLayout, seen: list[int]) -> np.ndarray:
+    """The seen markers' square_points in the picture, marker after marker (one projection
+    for them all: the call's overhead dominates)."""
+    global _last_squares
+    (v, lay, ids), px = _last_squares
+    if v is not view or lay is not layout or ids != tuple(seen):
+        px = view.project(np.concatenate([square_points(layout, i) for i in seen]))
+        _last_squares = ((view, layout, tuple(seen)), px)
+    return px
+
+
 @lru_cache(maxsize=64)
-def _square_points(layout: MarkerLayout, marker_id: int) -> np.ndarray:
+def square_points(layout: MarkerLayout, marker_id: int) -> np.ndarray:
     """A grid of table points (SQUARE_STEPS a side) over a marker's black square."""
     m = layout.marker(marker_id)
     g = np.linspace(-m.size / 2, m.size / 2, SQUARE_STEPS)

@@ -35,7 +35,8 @@ from scipy.optimize import least_squares
 from calibration.bits import read_candidates
 from calibration.camera import CameraView, Intrinsics
 from calibration.corners import refine_corners
-from calibration.development import ink_black
+from calibration import white_balance
+from calibration.development import PAPER_CLIPPED, ink_black, squares_px
 from calibration.markers import MIN_MARKERS, MarkerLayout, aruco_dictionary
 from domain import InputError
 
@@ -348,13 +349,20 @@ def _focal_uncertainty(jac: np.ndarray) -> float:
 
 
 def _paper_white(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: list[int]) -> np.ndarray:
-    """Median BGR of the white paper ring (quiet zone) around the seen markers' black squares."""
+    """Median BGR of the white paper ring (quiet zone) around the seen markers' black
+    squares; a clipped channel measured on the markers' mid-tones instead
+    (calibration.white_balance)."""
     px = np.round(view.project(_ring_points(layout, tuple(seen)))).astype(int)
     h, w = image.shape[:2]
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     if not inside.any():
         return np.full(3, 255.0)
-    return np.median(image[px[inside, 1], px[inside, 0]], axis=0).astype(np.float64)
+    paper = np.median(image[px[inside, 1], px[inside, 0]], axis=0).astype(np.float64)
+    clipped = np.count_nonzero(paper >= PAPER_CLIPPED)
+    if image.ndim != 3 or clipped in (0, 3):
+        return paper
+    squares = squares_px(view, layout, seen)
+    return white_balance.unclipped_paper(paper, *white_balance.marker_samples(image, squares))
 
 
 @lru_cache(maxsize=16)

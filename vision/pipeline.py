@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 import shapely
 
-from calibration import development
+from calibration import development, white_balance
 from calibration.camera import Intrinsics
 from calibration.colour import ColourModels
 from calibration.markers import MarkerLayout
@@ -156,16 +156,21 @@ class Detector:
     def segment(self, image: np.ndarray, registration) -> Foreground:
         rect = self._rectifier_for(registration.view)
         table = rect.warp(image)
+        paper = registration.paper_white_bgr
         if registration.ink_black_bgr is not None:   # a flattened development's contrasts restored
-            gamma = development.contrast_gamma(registration.ink_black_bgr, registration.paper_white_bgr)
+            gamma = development.contrast_gamma(registration.ink_black_bgr, paper)
             if gamma != 1.0:
-                table = cv2.LUT(table, development.restore_contrast(gamma, registration.paper_white_bgr))
+                table = cv2.LUT(table, development.restore_contrast(gamma, paper))
+        balanced = white_balance.balance(paper) if table.ndim == 3 else None
+        if balanced is not None:   # a strong colour cast taken out (calibration.white_balance)
+            table = cv2.LUT(table, balanced[0])
+            paper = balanced[1]
         if self._usable is None:
             visible = rect.visible()
             self._outside_view = visible == 0
-            self._usable = table_mask(self.grid, self.layout, visible, table, registration.paper_white_bgr)
+            self._usable = table_mask(self.grid, self.layout, visible, table, paper)
             self._filler = BackgroundFiller(self._usable, self.grid)
-        return foreground(table, self._usable, self._filler, registration.paper_white_bgr)
+        return foreground(table, self._usable, self._filler, paper)
 
     def _blobs(self, fg: Foreground) -> list[_Blob]:
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))

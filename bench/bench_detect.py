@@ -34,6 +34,8 @@ VARIANTS = {
     "JPEG quality 60": {"jpeg_quality": 60},
     "noisy sensor": {"shot_noise": 0.04, "read_noise": 4.0},
     "white balance off by 15 %": {"wb_error": (1.15, 1.0, 0.85)},
+    "white balance left warm (red 1.5x, blue 0.6x)": {"wb_error": (1.5, 1.0, 0.6)},
+    "white balance left cool (red 0.7x, blue 1.4x)": {"wb_error": (0.7, 1.0, 1.4)},
     "defocused": {"blur_px": 1.5},
     "developed through a filmic view transform": {"development": "filmic"},
     "the same, a stop brighter": {"development": "filmic-bright"},

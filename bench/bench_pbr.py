@@ -40,6 +40,8 @@ def _developments():
         "a stop darker": Development(stops=-1.0),
         "defocused (1 px)": Development(blur_px=1.0),
         "JPEG quality 60": Development(jpeg_quality=60),
+        "white balance left warm (red 1.5x, blue 0.6x)": Development(cast=(1.5, 1.0, 0.6)),
+        "white balance left cool (red 0.7x, blue 1.4x)": Development(cast=(0.7, 1.0, 1.4)),
     }
 
 

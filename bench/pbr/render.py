@@ -217,11 +217,14 @@ class Development:
     sRGB, auto exposure, sharp, JPEG at JPEG_QUALITY. The others are what another
     renderer's or camera's pipeline may do instead: `view` "agx" is Blender's AgX view
     transform (its curve, vision.render.sensor.filmic), `stops` exposes brighter (+) or
-    darker (-) than the auto exposure, `blur_px` defocuses (Gaussian sigma, pixels)."""
+    darker (-) than the auto exposure, `blur_px` defocuses (Gaussian sigma, pixels),
+    `cast` (linear gains r, g, b) is the colour cast a white balance set for other light
+    leaves on the picture."""
     view: str = "srgb"
     stops: float = 0.0
     blur_px: float = 0.0
     jpeg_quality: int = JPEG_QUALITY
+    cast: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
 
 PLAIN = Development()
@@ -231,7 +234,7 @@ def develop(radiance: np.ndarray, spec: SceneSpec, noise_seed: int,
             how: Development = PLAIN) -> tuple[np.ndarray, bytes]:
     """White balance, exposure, optics, noise, the view transform, 8 bits, JPEG: (decoded
     BGR image, JPEG bytes)."""
-    img = np.nan_to_num(radiance, nan=0.0, posinf=0.0, neginf=0.0) / illuminant(spec)
+    img = np.nan_to_num(radiance, nan=0.0, posinf=0.0, neginf=0.0) / illuminant(spec) * np.asarray(how.cast)
     lum = img @ np.array([0.2126, 0.7152, 0.0722])
     img = img * (EXPOSURE_LEVEL / max(float(np.percentile(lum, EXPOSURE_PERCENTILE)), 1e-9)) * 2.0 ** how.stops
     if how.blur_px > 0:

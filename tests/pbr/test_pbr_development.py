@@ -2,6 +2,7 @@
 and the others bench_pbr measures the detector under, checked on made-up light."""
 
 import numpy as np
+import pytest
 
 from bench.pbr.render import Development, develop, illuminant
 from calibration.srgb import LINEAR
@@ -45,3 +46,12 @@ def test_defocus_spreads_an_edge_and_jpeg_quality_is_used():
     soft = develop(light, spec, 1, Development(blur_px=2.0))[0].mean(axis=(0, 2))
     assert np.count_nonzero(np.abs(np.diff(soft)) > 5) > np.count_nonzero(np.abs(np.diff(sharp)) > 5)
     assert len(develop(light, spec, 1, Development(jpeg_quality=40))[1]) < len(develop(light, spec, 1)[1])
+
+
+def test_a_cast_leaves_the_paper_tinted_by_its_gains():
+    spec = random_scene(9200)
+    light = _light(spec)
+    plain = develop(light, spec, 1, Development(stops=-1.0))[0]          # a stop under: nothing clips
+    warm = develop(light, spec, 1, Development(stops=-1.0, cast=(1.5, 1.0, 0.6)))[0]
+    gain = LINEAR[warm][:, 8:56].mean(axis=(0, 1)) / LINEAR[plain][:, 8:56].mean(axis=(0, 1))   # b, g, r
+    assert gain / gain[1] == pytest.approx([0.6, 1.0, 1.5], rel=0.03)

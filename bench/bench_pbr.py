@@ -38,6 +38,7 @@ def _developments():
         "AgX view transform (Blender 4's default)": Development(view="agx"),
         "AgX, a stop brighter": Development(view="agx", stops=1.0),
         "a stop darker": Development(stops=-1.0),
+        "a stop brighter (the paper clipped)": Development(stops=1.0),
         "defocused (1 px)": Development(blur_px=1.0),
         "JPEG quality 60": Development(jpeg_quality=60),
         "white balance left warm (red 1.5x, blue 0.6x)": Development(cast=(1.5, 1.0, 0.6)),

@@ -218,10 +218,9 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
         err = _rms(previous.view.project(_table_corners(layout, found)) - _pixel_corners(found))
         moved = err > CAMERA_MOVED_PX
         if not moved and (len(found) < len(previous.markers_seen) or err <= SAME_POSE_PX):
-            return Registration(previous.view, sorted(found), err,
-                                _paper_white(image_bgr, previous.view, layout, sorted(found)),
-                                reused_previous=True, corners_px=found,
-                                ink_black_bgr=ink_black(image_bgr, previous.view, layout, sorted(found)))
+            paper, ink = _paper_and_ink(image_bgr, previous.view, layout, sorted(found))
+            return Registration(previous.view, sorted(found), err, paper,
+                                reused_previous=True, corners_px=found, ink_black_bgr=ink)
     need = MIN_MARKERS_WITH_CAMERA if intrinsics is not None else MIN_MARKERS_WITHOUT_CAMERA
     if len(found) < need:
         raise MarkersNotFoundError(_missing_message(layout, sorted(found), need, intrinsics is not None, moved))
@@ -235,9 +234,10 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
         del used[drop]
         view = fits[drop]
     seen = sorted(used)
-    return Registration(view, seen, view.reprojection_error_px, _paper_white(image_bgr, view, layout, seen),
+    paper, ink = _paper_and_ink(image_bgr, view, layout, seen)
+    return Registration(view, seen, view.reprojection_error_px, paper,
                         camera_moved=moved, corners_px=found, rejected=sorted(set(found) - set(used)),
-                        ink_black_bgr=ink_black(image_bgr, view, layout, seen))
+                        ink_black_bgr=ink)
 
 
 def _table_corners(layout: MarkerLayout, found: dict[int, np.ndarray]) -> np.ndarray:
@@ -348,21 +348,26 @@ def _focal_uncertainty(jac: np.ndarray) -> float:
     return CORNER_NOISE_PX / math.sqrt(info) if info > 1e-12 else math.inf
 
 
-def _paper_white(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: list[int]) -> np.ndarray:
-    """Median BGR of the white paper ring (quiet zone) around the seen markers' black
-    squares; a clipped channel measured on the markers' mid-tones instead
-    (calibration.white_balance)."""
+def _paper_and_ink(image: np.ndarray, view: CameraView, layout: MarkerLayout,
+                   seen: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The markers' paper white and printed black (calibration.development.ink_black), BGR.
+    The paper: the median of the ring (quiet zone) around the seen markers' black squares;
+    a clipped channel measured on the markers' mid-tones instead, or from the ink when
+    every channel is clipped (calibration.white_balance)."""
+    ink = ink_black(image, view, layout, seen)
     px = np.round(view.project(_ring_points(layout, tuple(seen)))).astype(int)
     h, w = image.shape[:2]
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     if not inside.any():
-        return np.full(3, 255.0)
+        return np.full(3, 255.0), ink
     paper = np.median(image[px[inside, 1], px[inside, 0]], axis=0).astype(np.float64)
     clipped = np.count_nonzero(paper >= PAPER_CLIPPED)
-    if image.ndim != 3 or clipped in (0, 3):
-        return paper
+    if image.ndim != 3 or clipped == 0:
+        return paper, ink
+    if clipped == 3:
+        return white_balance.paper_from_ink(paper, ink), ink
     squares = squares_px(view, layout, seen)
-    return white_balance.unclipped_paper(paper, *white_balance.marker_samples(image, squares))
+    return white_balance.unclipped_paper(paper, *white_balance.marker_samples(image, squares)), ink
 
 
 @lru_cache(maxsize=16)

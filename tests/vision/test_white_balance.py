@@ -38,7 +38,16 @@ def test_a_clipped_paper_channel_is_measured_on_the_markers_mid_tones(cast):
         assert measured / measured[1] == pytest.approx(truth / truth[1], rel=0.06)
 
 
-def test_an_unclipped_or_wholly_clipped_paper_is_kept():
+def test_a_paper_clipped_in_every_channel_is_put_above_the_ink():
+    for seed in (9003, 9006):
+        truth = _paper_light(_paper(seed, wb_error=(1.0, 1.0, 1.0), exposure=0.6)) * 1.8 / 0.6   # light is linear
+        paper = _paper(seed, wb_error=(1.0, 1.0, 1.0), exposure=1.8)
+        assert np.min(paper) > 255                  # read above the clip...
+        # ...within 8 % of the true level (left at the clip: 3-25 % under)
+        assert paper == pytest.approx(white_balance._level(truth), rel=0.08)
+
+
+def test_the_mid_tones_keep_an_unclipped_or_wholly_clipped_paper():
     samples = np.array([[100.0, 120.0, 140.0]] * 50)
     for paper in ([200.0, 210.0, 220.0], [255.0, 255.0, 255.0]):
         assert list(white_balance.unclipped_paper(np.array(paper), samples, samples.max(axis=1))) == paper

@@ -37,7 +37,11 @@ BG_WINDOW_MM = 130.0
 # sensor noise after smoothing, well below any coloured plastic (≥ 0.6).
 CHROMA_MIN = 0.18
 # The hue threshold is at least this multiple of the table's median hue difference
-# (texture and sensor noise after the 3×3 smoothing).
+# (texture and sensor noise after the 3×3 smoothing), over the whole table and over the
+# table around each pixel (the background's window, BackgroundFiller.texture_scale): a
+# corner of felt that the lamps leave dim is noisier in log units than the lit middle
+# (our felt lit from one side: median hue change 0.09 in the dim half, 0.036 lit, 0.05
+# over the table), and its texture made pieces there (16 false ones on seed 9604 alone).
 NOISE_FACTOR = 4.0
 # Darkest plausible shadow: a lamp blocked leaves the ambient light and the other lamps,
 # rarely less than 30 % of the lit table (log 0.3 ≈ −1.2). Black plastic is ~5-10 %.
@@ -171,6 +175,25 @@ class BackgroundFiller:
         bg = cv2.medianBlur(small, self.window)
         return cv2.resize(bg, self.out_size, interpolation=cv2.INTER_LINEAR)
 
+    def texture_scale(self, chroma: np.ndarray, chroma_min: float) -> np.ndarray:
+        """Per pixel, what to divide `chroma` by so that CHROMA_MIN's rule holds locally:
+        the hue threshold at least NOISE_FACTOR times the median hue change of the table
+        around (the background's window), not only of the whole table's (a dim corner of
+        felt is noisier in log units than its lit middle). 1 where the whole's holds."""
+        small = cv2.resize(chroma, self.shape[::-1], interpolation=cv2.INTER_AREA)
+        if self.index is not None:
+            small = small.ravel()[self.index].reshape(self.shape)
+        # on cells twice the background's (lighting changes slowly; a quarter of the cost)
+        coarse = cv2.resize(small, (self.shape[1] // 2, self.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        levels = cv2.medianBlur(np.clip(coarse * _CHROMA_LEVELS, 0, 255).astype(np.uint8), (self.window // 2) | 1)
+        inverse = np.float32(chroma_min * _CHROMA_LEVELS / NOISE_FACTOR) / np.maximum(levels, 1).astype(np.float32)
+        return cv2.resize(np.minimum(inverse, np.float32(1.0)), self.out_size, interpolation=cv2.INTER_LINEAR)
+
+
+# The coarse hue-change medians are taken on 8-bit levels of this many per log unit
+# (up to 0.51: the threshold caps near there anyway).
+_CHROMA_LEVELS = 500.0
+
 
 # Rows of the colour transform giving (hue 1, hue 2, grey mean) of a log (b, g, r) vector.
 _HUE_LUM = np.vstack([HUE_AXES, np.full((1, 3), 1 / 3, np.float32)])
@@ -194,7 +217,8 @@ def foreground(table: np.ndarray, usable: np.ndarray, filler: BackgroundFiller,
     # its own texture and noise, measured where most pixels are bare table
     chroma_min = max(CHROMA_MIN, NOISE_FACTOR * kernels.median_of(chroma_sampled))
     bright_min = float(np.clip(NOISE_FACTOR * _robust_spread(lum_sampled), BRIGHT_LOG_FLOOR, BRIGHT_LOG_MIN))
-    score, dark, full, weak = _evidence(lum, grey, chroma, usable, chroma_min, bright_min)
+    local = cv2.multiply(chroma, filler.texture_scale(chroma, chroma_min))
+    score, dark, full, weak = _evidence(lum, grey, local, usable, chroma_min, bright_min)
     strong = cv2.morphologyEx(full, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats = components(weak)

@@ -1,6 +1,7 @@
 """The foreground's dark candidates (vision.segment)."""
 
 import numpy as np
+import pytest
 
 from vision.segment import _enclosed
 
@@ -47,3 +48,31 @@ def test_a_dark_turned_square_keeps_its_corners_and_a_seam_stays_cut():
     right_of_piece = int(np.nonzero(piece[59:61].any(axis=0))[0].max())
     seam = np.nonzero(found[55:65, right_of_piece + 1:].any(axis=0))[0]
     assert len(seam) <= DARK_REGROW_PX + 2   # the blur's reach
+
+
+def test_the_hue_threshold_rises_where_the_table_is_noisier_around():
+    # a table lit from one side: the dim half's texture changes hue three times as much
+    from vision.rectify import TableGrid
+    from vision.segment import NOISE_FACTOR, BackgroundFiller
+    rng = np.random.default_rng(1)
+    filler = BackgroundFiller(np.full((200, 400), 255, np.uint8), TableGrid(0.0, 0.0, 1.0, 400, 200))
+    chroma = np.abs(rng.normal(0, 0.03, (200, 400))).astype(np.float32)
+    chroma[:, :200] *= 3
+    chroma_min = max(0.18, NOISE_FACTOR * float(np.median(chroma)))
+    scale = filler.texture_scale(chroma, chroma_min)
+    assert np.all(scale[:, 300:] == 1.0)                         # the lit half: the whole's threshold
+    dim = float(np.mean(chroma[:, :150]))   # each cell's mean, the cells' median
+    assert np.median(scale[:, :150]) == pytest.approx(chroma_min / (NOISE_FACTOR * dim), rel=0.1)
+    # a hue change of 0.25 is evidence in the lit half, texture in the dim one
+    patch = 0.25
+    assert patch * scale[100, 350] > chroma_min > patch * scale[100, 50]
+
+
+def test_a_dim_corner_of_felt_makes_no_pieces():
+    from vision.evaluate import Score
+    from vision.scenes import rendered
+    from seeded import detect
+    r = rendered(9604, surface="felt")   # the lamps on one side: its far half dim
+    score = Score()
+    score.add(r.truth, detect(r), "9604")
+    assert score.false_rate <= 0.1, score.mistakes   # with the whole table's threshold: 16 of 34

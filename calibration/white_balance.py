@@ -10,7 +10,7 @@ overexposed:
 * the cast channel's paper is clipped at 255, its true level unknown, and the cast it
   leaves is read as every piece's colour. `unclipped_paper` measures it on the markers'
   mid-tones instead: where ink and paper blur together the camera records their mix in
-  light, ink reflects a nearly grey ~4 % of the paper's light, so the channels' ratios
+  light, ink reflects a nearly grey ~3.5 % of the paper's light, so the channels' ratios
   there (in light, not levels) are the paper's;
 * an overexposed paper is clipped in every channel, and every piece reads brighter
   against it than it is: `paper_from_ink` puts it where the printed black says;

@@ -379,9 +379,15 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], codes: list[int],
             return None
         # A blob may lack faces: the piece may be a size the fit found too big to try. One
         # too small to try leaves much of the blob out, which must then be shadow (its
-        # edges could lie on a bigger piece's: a small flat fits in a large one's nose).
+        # edges could lie on a bigger piece's: a small flat fits in a large one's nose),
+        # and the winner's outline must not fit tightly (decide.TIGHT_FIT_COST_MM): a
+        # shadow is not shaped like the rest of a piece (path-traced 9233: a red large
+        # upright fitted at 1.08 mm, its paler lit faces taken for the shadow of a small
+        # flat in its darker ones; our sets and both path-traced wall models: nothing else
+        # changes).
         if key not in fitted and key[1].base <= best.hypothesis.size.base \
-                and not _rest_is_shadow(b, key, params[r], grid, camera):
+                and (not _rest_is_shadow(b, key, params[r], grid, camera)
+                     or decide.cost(best) < decide.TIGHT_FIT_COST_MM):
             return None
         return float(score[r] / max(needed, 1e-9) - 1)
 

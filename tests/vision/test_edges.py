@@ -437,3 +437,18 @@ def test_a_pose_is_averaged_with_its_edges_best_lie_the_short_way_round(monkeypa
     np.testing.assert_allclose(out[1][1].params, [200.0, 100.0 - 2 * share, 359.0 + 4 * share])
     assert out[2][1] is coin and [c[0] for c in out] == ["b0", "b1", "b2"] and out[0][2] == 0.5
     assert upright.params[2] == 89.0   # the fits given are not changed
+
+
+def test_a_tightly_fitted_upright_is_not_a_smaller_piece_and_its_shadow(monkeypatch):
+    # path-traced 9233: a red large upright fitted at 1.08 mm; a small flat in its darker
+    # faces steps 1.54 times its edges, and the paler lit faces pass for that flat's shadow
+    from vision import decide
+    monkeypatch.setattr(edge_steps, "_rest_is_shadow", lambda *a: True)
+    flat_params = np.array([108.0, 100.0, 138.0])
+    keys = [(UPRIGHT, Size.LARGE), (FLAT, Size.SMALL)]   # the small flat: too small for the fit to try
+    params, score = np.array([LARGE_AT, flat_params]), np.array([0.1, 0.1 * edge_steps.UNFITTED_RATIO * 1.03])
+    for rms, iou, replaced in ((0.87, 0.96, False), (1.3, 0.85, True)):
+        upright = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.LARGE), LARGE_AT, rms, iou)
+        assert (decide.cost(upright) < decide.TIGHT_FIT_COST_MM) is not replaced
+        pick = edge_steps._better(half_lit_blob(0.0), upright, [upright], _codes(keys), score, params, GRID, CAMERA)
+        assert (pick is not None and pick[0] == 1) is replaced

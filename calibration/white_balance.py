@@ -57,6 +57,9 @@ INK_LIGHT = float(np.exp(-3.35))
 # 0.1 moved our sets within their noise (327 -> 320 mistakes) but lost two pennies of
 # our coin scenes (paper 0.12-0.13 off grey) and a black upright of the ten colours.
 CAST_TOLERANCE = 0.2
+# A paper channel under this share of the brightest one's light (a coloured bulb) holds
+# too little to be scaled up: the picture is left as it is, not its noise amplified.
+FAINTEST_CHANNEL = 0.05
 
 
 def _level(light: np.ndarray) -> np.ndarray:
@@ -129,15 +132,20 @@ def marker_samples(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def balance(paper_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """A cv2.LUT table (1×256×3 uint8) that makes the paper grey, gains applied in light,
-    and the paper's levels after it; None when the cast is within CAST_TOLERANCE. The
-    paper keeps its middle channel's light (its brightest may be an estimate above 255)."""
+    and the paper's levels after it; None when the cast is within CAST_TOLERANCE, or a
+    channel too faint to scale (FAINTEST_CHANNEL). The paper keeps its middle channel's
+    light (its brightest may be an estimate above 255).
+
+    >>> balance(np.array([3.0, 120.0, 200.0])) is None   # a red bulb: blue hardly recorded
+    True
+    """
     light = LINEAR[np.clip(np.round(paper_bgr), 0, 255).astype(np.intp)].astype(float)
     paper = np.asarray(paper_bgr, float)
     over = paper > 255   # an unclipped estimate: its light from the curve continued
     if over.any():
         light[over] = ((paper[over] / 255 + 0.055) / 1.055) ** 2.4
     logs = np.log(np.maximum(light, 1e-6))
-    if np.abs(logs - logs.mean()).max() <= CAST_TOLERANCE:
+    if np.abs(logs - logs.mean()).max() <= CAST_TOLERANCE or light.min() < FAINTEST_CHANNEL * light.max():
         return None
     grey = float(np.median(light))
     gains = grey / np.maximum(light, 1e-6)

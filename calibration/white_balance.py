@@ -51,12 +51,15 @@ MIDTONE_COUNT = 30    # fewer mid-tones than this: the paper as measured
 # far above the ink, within ~6 % of its level.
 INK_LIGHT = float(np.exp(-3.35))
 # Casts within this (natural log of light, largest channel's distance from the channels'
-# mean) are left to the comparisons against the paper, as they always were: our own
-# renders' varied white balance leaves the paper up to 0.18 off grey, path-traced ones
-# 0.11; a camera balanced for daylight under 3000 K lamps is ~0.4 off. Balancing from
-# 0.1 moved our sets within their noise (327 -> 320 mistakes) but lost two pennies of
-# our coin scenes (paper 0.12-0.13 off grey) and a black upright of the ten colours.
-CAST_TOLERANCE = 0.2
+# mean) are left to the comparisons against the paper: our own renders' varied white
+# balance leaves the paper up to 0.18 off grey (median 0.06), path-traced ones 0.11; a
+# camera balanced for daylight under 3000 K lamps is ~0.4 off. From 0.1 rather than 0.2,
+# our sets and both path-traced wall models read 306 -> 298 mistakes, the coin scenes'
+# held-out pennies all read as pennies (three read as nickels before), light cloth 3
+# fewer; ten colours lose a black upright beside a marker sheet to green (0.005 past
+# colour_reading.GREENER_THAN_TABLE) and Rainbow with black gains a false piece. (Before
+# the coin test's bound moved to -0.94, two held-out pennies were lost from 0.1.)
+CAST_TOLERANCE = 0.1
 # A paper channel under this share of the brightest one's light (a coloured bulb) holds
 # too little to be scaled up: the picture is left as it is, not its noise amplified.
 FAINTEST_CHANNEL = 0.05

@@ -162,7 +162,7 @@ class Detector:
             if gamma != 1.0:
                 table = cv2.LUT(table, development.restore_contrast(gamma, paper))
         balanced = white_balance.balance(paper) if table.ndim == 3 else None
-        if balanced is not None:   # a strong colour cast taken out (calibration.white_balance)
+        if balanced is not None:   # a colour cast taken out (calibration.white_balance.CAST_TOLERANCE)
             table = cv2.LUT(table, balanced[0])
             paper = balanced[1]
         if self._usable is None:

@@ -336,9 +336,8 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     if len(set(names)) != len(names):
         raise InputError("each colour may appear only once in a calibration picture")
     # the picture says which colours are in use: those are equally likely, the others are not in play
-    base = ColourModels(tuple(ColourModel(m.name, m.kind, m.appearance, m.spread,
-                                          0.0 if m.name in names else OFF_PALETTE_PRIOR, m.brightness)
-                              for m in base.models))
+    base = ColourModels(tuple(ColourModel(m.name, m.kind, m.appearance, m.spread, float(prior), m.brightness)
+                              for m, prior in zip(base.models, base.palette_prior(names))))
     found = Detector(layout, intrinsics, models=base).measure_colours(image_bgr, registration)
     if len(found) != len(names):
         raise InputError(f"the calibration picture should show {len(names)} pieces "

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.development import PAPER_CLIPPED
-from calibration.srgb import LINEAR
+from calibration.srgb import LINEAR, levels, to_linear
 
 # The mid-tones that measure a clipped channel: marker points whose 3×3 neighbourhood
 # stays under MIDTONE_MAX in every channel (a JPEG's chroma is shared by 2×2 blocks, so a
@@ -65,10 +65,11 @@ CAST_TOLERANCE = 0.1
 FAINTEST_CHANNEL = 0.05
 
 
-def _level(light: np.ndarray) -> np.ndarray:
-    """Linear light → 8-bit level on the sRGB curve, continued above 255 (float)."""
-    x = np.maximum(np.asarray(light, float), 0.0)
-    return 255 * np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+def _light(levels_bgr: np.ndarray) -> np.ndarray:
+    """The light of 8-bit levels, rounded as a picture holds them; a level above 255 (a
+    clipped channel's estimate) on the sRGB curve continued."""
+    v = np.asarray(levels_bgr, float)
+    return to_linear(np.where(v > 255, v, np.clip(np.round(v), 0, 255)) / 255)
 
 
 def unclipped_paper(paper_bgr: np.ndarray, samples_bgr: np.ndarray, neighbourhood_max: np.ndarray) -> np.ndarray:
@@ -95,13 +96,12 @@ def unclipped_paper(paper_bgr: np.ndarray, samples_bgr: np.ndarray, neighbourhoo
     if not clipped.any() or clipped.all():
         return paper
     ref = int(np.argmax(np.where(clipped, -1.0, paper)))   # the brightest unclipped: least noise
-    light = LINEAR[np.clip(np.round(samples_bgr), 0, 255).astype(np.intp)]
-    top = LINEAR[int(round(paper[ref]))]
+    light, top = _light(samples_bgr), float(_light(paper[ref]))
     keep = (np.asarray(neighbourhood_max) <= MIDTONE_MAX) & (light[:, ref] >= MIDTONE_MIN * top)
     if np.count_nonzero(keep) < MIDTONE_COUNT:
         return paper
     ratio = np.median(light[keep] / light[keep, ref:ref + 1], axis=0)
-    return np.where(clipped, np.maximum(paper, _level(ratio * top)), paper)
+    return np.where(clipped, np.maximum(paper, levels(ratio * top)), paper)
 
 
 def paper_from_ink(paper_bgr: np.ndarray, ink_bgr: np.ndarray) -> np.ndarray:
@@ -115,8 +115,8 @@ def paper_from_ink(paper_bgr: np.ndarray, ink_bgr: np.ndarray) -> np.ndarray:
     >>> [round(float(v)) for v in paper_from_ink(np.full(3, 255.0), np.array([40.0, 40.0, 40.0]))]
     [255, 255, 255]
     """
-    light = LINEAR[np.clip(np.round(ink_bgr), 0, 255).astype(np.intp)] / INK_LIGHT
-    return np.maximum(np.asarray(paper_bgr, float), _level(light))
+    light = _light(ink_bgr) / INK_LIGHT
+    return np.maximum(np.asarray(paper_bgr, float), levels(light))
 
 
 def marker_samples(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -142,15 +142,11 @@ def balance(paper_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     >>> balance(np.array([3.0, 120.0, 200.0])) is None   # a red bulb: blue hardly recorded
     True
     """
-    light = LINEAR[np.clip(np.round(paper_bgr), 0, 255).astype(np.intp)].astype(float)
-    paper = np.asarray(paper_bgr, float)
-    over = paper > 255   # an unclipped estimate: its light from the curve continued
-    if over.any():
-        light[over] = ((paper[over] / 255 + 0.055) / 1.055) ** 2.4
+    light = _light(paper_bgr)
     logs = np.log(np.maximum(light, 1e-6))
     if np.abs(logs - logs.mean()).max() <= CAST_TOLERANCE or light.min() < FAINTEST_CHANNEL * light.max():
         return None
     grey = float(np.median(light))
     gains = grey / np.maximum(light, 1e-6)
-    lut = np.clip(np.round(_level(LINEAR[:, None] * gains[None, :])), 0, 255).astype(np.uint8)
-    return lut[None], np.full(3, float(_level(np.array(grey))))
+    lut = np.clip(np.round(levels(LINEAR[:, None] * gains[None, :])), 0, 255).astype(np.uint8)
+    return lut[None], np.full(3, float(levels(np.array(grey))))

@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from bench.pbr import scene as S
+from calibration.srgb import encode
 from vision.render import random_scene
 from vision.render.materials import IOR_PLASTIC, kelvin_rgb
 from vision.render.render import Rendered
@@ -245,9 +246,7 @@ def develop(radiance: np.ndarray, spec: SceneSpec, noise_seed: int,
     if how.view == "agx":
         rgb8 = filmic(np.clip(img, 0, None))
     else:
-        x = np.clip(img, 0, 1)
-        srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)   # IEC 61966-2-1
-        rgb8 = np.round(srgb * 255).astype(np.uint8)
+        rgb8 = encode(img)   # IEC 61966-2-1
     ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(rgb8[..., ::-1]), [cv2.IMWRITE_JPEG_QUALITY, how.jpeg_quality])
     if not ok:
         raise RuntimeError("JPEG encoding failed")

@@ -7,7 +7,7 @@ import pytest
 
 from calibration import white_balance
 from calibration.development import PAPER_CLIPPED
-from calibration.srgb import LINEAR, encode
+from calibration.srgb import LINEAR, encode, levels
 from vision.evaluate import Score
 from vision.pipeline import Detector
 from vision.scenes import rendered
@@ -16,10 +16,7 @@ HELD_OUT = range(9000, 9010)
 WARM, COOL = (1.5, 1.0, 0.6), (0.7, 1.0, 1.4)   # linear gains r, g, b left on the picture
 
 
-def _paper_light(paper_bgr: np.ndarray) -> np.ndarray:
-    """The paper's light per channel, levels above 255 on the sRGB curve continued."""
-    p = np.asarray(paper_bgr, float)
-    return np.where(p > 255, ((p / 255 + 0.055) / 1.055) ** 2.4, LINEAR[np.clip(np.round(p), 0, 255).astype(int)])
+_paper_light = white_balance._light   # the paper's light per channel, levels above 255 on the curve continued
 
 
 def _paper(seed: int, **sensor) -> np.ndarray:
@@ -44,7 +41,7 @@ def test_a_paper_clipped_in_every_channel_is_put_above_the_ink():
         paper = _paper(seed, wb_error=(1.0, 1.0, 1.0), exposure=1.8)
         assert np.min(paper) > 255                  # read above the clip...
         # ...within 8 % of the true level (left at the clip: 3-25 % under)
-        assert paper == pytest.approx(white_balance._level(truth), rel=0.08)
+        assert paper == pytest.approx(levels(truth), rel=0.08)
 
 
 def test_the_mid_tones_keep_an_unclipped_or_wholly_clipped_paper():

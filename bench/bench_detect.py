@@ -21,7 +21,7 @@ import numpy as np
 from domain import Color
 from vision.evaluate import CoinScore, Score
 from vision.pipeline import Detector
-from vision.scenes import rendered
+from vision.scenes import BARE_BULB_MM, rendered
 
 SEEDS = range(9200, 9230)
 COLOUR_SEEDS = range(9300, 9306)
@@ -104,7 +104,7 @@ def main() -> None:
     print(f"detection ms per frame (median over frames of each one's fastest of {RUNS} runs): "
           f"{d:.1f} with registration, {v:.1f} reusing it (video); "
           f"video CPU {statistics.median(video_cpu):.1f}")
-    print("  steps (median ms; segment, fit, decide on video): "
+    print("  steps (median ms; segment, fit, decide, shadows read out and read again, on video): "
           + ", ".join(f"{k} {statistics.median(t):.1f}" for k, t in steps.items()))
     print("  fit step's CPU (median ms): " + ", ".join(f"{k} {statistics.median(t):.1f}" for k, t in fit_cpu.items()))
     print(f"JPEG decode ms per frame (median, fastest of {RUNS}): {j:.1f}; "
@@ -131,6 +131,11 @@ def main() -> None:
     light = scored(Score(), LIGHT_TABLE_SEEDS, surface="cloth", table={"tint": (1.7, 1.7, 1.7)})
     print(f"\na light grey cloth (1.7× the usual cloth's albedo): {len(LIGHT_TABLE_SEEDS)} renders")
     print(light.summary())
+
+    bulb = scored(Score(), SEEDS, bare_bulb=True)
+    print(f"\nthe held-out renders lit by their strongest lamp alone, a bare bulb "
+          f"({BARE_BULB_MM:.0f} mm; hard shadows): {len(SEEDS)} renders")
+    print(bulb.summary())
 
     glassy = scored(Score(), GLASSY_SEEDS, haze=0.2)
     print(f"\nnearly glass-clear plastic (a fifth of the usual back-scatter, as a path tracer's plain "

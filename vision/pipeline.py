@@ -36,14 +36,15 @@ from domain import Coin, Color, Piece, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
-from vision import colour_reading, heading, memory, segment_kernels
+from vision import colour_reading, heading, light, memory, segment_kernels
 from vision.faint_faces import faint_faces_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, polygon_centroid, to_piece
+from vision.light import Lamp
 from vision.rectify import Rectifier, TableGrid
 from vision.parts import Part, refine
 from vision.pictures import BadImageError, check_colour, check_image
-from vision.segment import MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_masks, foreground
+from vision.segment import MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_mask, foreground
 from vision.sheets import table_mask
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
@@ -85,6 +86,7 @@ class Detection:
     fits: list[PieceFit] = field(default_factory=list)
     grid: TableGrid | None = None
     layout: MarkerLayout | None = None
+    lamp: Lamp | None = None   # the main lamp, found from the pieces' shadows (vision.light)
 
 
 @dataclass
@@ -101,6 +103,7 @@ class _Blob:
     dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
     beside: bool = False   # such a candidate beside a coloured blob it also covered (segment)
     colour_distances: np.ndarray | None = None   # of `observed` to each colour model
+    label: int = 0         # its component's in the foreground (vision.segment.Foreground.labels)
 
     @cached_property
     def centre_px(self) -> np.ndarray:
@@ -172,15 +175,19 @@ class Detector:
             self._filler = BackgroundFiller(self._usable, self.grid)
         return foreground(table, self._usable, self._filler, paper)
 
-    def _blobs(self, fg: Foreground) -> list[_Blob]:
+    def _blobs(self, fg: Foreground, labels: set[int] | None = None) -> list[_Blob]:
+        """The pieces' blobs in the foreground's components (only those whose label is in
+        `labels`, if given), in the components' order, each with its component's label."""
         res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
         out, readings = [], []
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
-        # (blob_masks keeps fg.dark_blobs' order: each dark mask with its label)
-        candidates = [(m, b, False, False) for m, b in blob_masks(fg, margin)] + \
-            [(m, b, True, label in fg.beside) for (m, b), (label, _) in zip(blob_masks(fg, margin, dark=True), fg.dark_blobs)]
-        for weak, box, dark, beside in candidates:
-            if np.count_nonzero(weak) * res * res > HAND_MM2 and self._reaches_view_edge(weak, box):
+        candidates = [(label, box, False, False) for label, box in fg.blobs] + \
+            [(label, box, True, label in fg.beside) for label, box in fg.dark_blobs]
+        for label, box, dark, beside in candidates:
+            if labels is not None and label not in labels:
+                continue
+            weak, box = blob_mask(fg, label, box, margin)
+            if self._is_hand(weak, box):
                 continue  # a hand or an arm over the table, not pieces
             crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
             hue = fg.hue[crop]
@@ -194,8 +201,30 @@ class Detector:
                 sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
                 readings.append(colour_reading.readings(fg.table[crop], fg.background[crop], sel, fg.paper_log))
                 out.append(_Blob(part, np.array(box[:2]), area, readings[-1][0], readings[-1][1], sel,
-                                 fg.lum[crop], chroma, hue, dark, beside=beside))
+                                 fg.lum[crop], chroma, hue, dark, beside=beside, label=label))
         return self._best_explained(out, readings)
+
+    def _read_again(self, fg: Foreground, changed: set[int], found: list[_Blob], fits: list[list[fitting.Fit]],
+                    camera: np.ndarray) -> tuple[list[_Blob], list[list[fitting.Fit]]]:
+        """The blobs and their fits once the components `changed` have lost pixels: those
+        components' blobs cut and fitted again, the others' kept, in the components' order."""
+        fresh = self._blobs(fg, changed)
+        fresh_fits = self._fit(fresh, camera)
+        order = {label: k for k, (label, _) in enumerate(fg.blobs + fg.dark_blobs)}
+        kept = [(b, f) for b, f in zip(found, fits) if b.label not in changed]
+        merged = sorted(kept + list(zip(fresh, fresh_fits)), key=lambda bf: order[bf[0].label])   # stable
+        return [b for b, _ in merged], [f for _, f in merged]
+
+    def _is_hand(self, mask: np.ndarray, box: tuple[int, int, int, int]) -> bool:
+        """Is a blob (its mask in `box`) a hand or an arm over the table (HAND_MM2)?"""
+        return np.count_nonzero(mask) * self.grid.res ** 2 > HAND_MM2 and self._reaches_view_edge(mask, box)
+
+    def _hand_over(self, fg: Foreground) -> bool:
+        """Is a hand or an arm over the table? (Only blobs whose boxes could hold one are
+        looked at.)"""
+        big = [(label, box) for label, box in fg.blobs + fg.dark_blobs if box[2] * box[3] * self.grid.res ** 2 > HAND_MM2]
+        return any(self._is_hand((fg.labels[box[1]:box[1] + box[3], box[0]:box[0] + box[2]] == label).astype(np.uint8), box)
+                   for label, box in big)
 
     def _reaches_view_edge(self, mask: np.ndarray, box: tuple[int, int, int, int]) -> bool:
         """Does a blob (its mask in `box`) touch the grid's border or what the camera does not see?"""
@@ -243,11 +272,24 @@ class Detector:
             fits = self._fit(found, camera)
             t.append(time.perf_counter())
             state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior)
+            t.append(time.perf_counter())
+            # the shadows of the pieces read, taken out of the picture, and it read again;
+            # not under a hand, whose shadow no piece explains and whose fingers read as pieces
+            body = light.bodies(state.pieces, state.coins, self.grid, camera)
+            usable = self._usable > 0
+            lamp = None if self._hand_over(fg) else light.find_lamp(state.pieces, body, fg.lum, usable, self.grid)
+            if lamp is not None:
+                cut = light.cast_shadows(state.pieces, lamp, body, fg.lum, fg.hue, usable, self.grid, camera)
+                changed = set(np.unique(fg.labels[cut]).tolist()) - {0}
+                if changed:
+                    fg.take_out(cut)
+                    found, fits = self._read_again(fg, changed, found, fits, camera)
+                    state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior)
         t.append(time.perf_counter())
-        names = ("register", "segment", "fit", "decide")
+        names = ("register", "segment", "fit", "decide", "shadows")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
         timings["total"] = (t[-1] - t[0]) * 1000
-        return Detection(state, reg, timings, piece_fits, self.grid, self.layout)
+        return Detection(state, reg, timings, piece_fits, self.grid, self.layout, lamp)
 
     def _fit(self, found: list[_Blob], camera: np.ndarray) -> list[list[fitting.Fit]]:
         res = self.grid.res

@@ -136,6 +136,14 @@ class Foreground:
     dark_blobs: list        # the same for dark, hueless blobs: black plastic, or shadows
     beside: frozenset = frozenset()   # labels of the dark blobs that also cover a coloured one
 
+    def take_out(self, pixels: np.ndarray) -> bool:
+        """Make `pixels` (bool, on the grid) bare table, in place: no evidence there and
+        no blob's. Whether any blob had one of them."""
+        hit = bool(np.any(self.labels[pixels]))
+        for evidence in (self.labels, self.mask, self.dark, self.score):
+            evidence[pixels] = 0
+        return hit
+
 
 class BackgroundFiller:
     """Fills the cells of a coarse table picture that the camera misses or the markers
@@ -381,11 +389,14 @@ def regrown(candidate: np.ndarray, darker: np.ndarray) -> np.ndarray:
 def blob_masks(fg: Foreground, margin: int, dark: bool = False) -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
     """Each kept component (or dark candidate): its mask in its box padded by `margin`
     pixels and clipped to the grid, and that box (x, y, w, h)."""
-    out = []
-    for i, box in fg.dark_blobs if dark else fg.blobs:
-        x0, y0, w, h = _padded(box, margin, fg.labels.shape)
-        out.append(((fg.labels[y0:y0 + h, x0:x0 + w] == i).astype(np.uint8) * 255, (x0, y0, w, h)))
-    return out
+    return [blob_mask(fg, label, box, margin) for label, box in (fg.dark_blobs if dark else fg.blobs)]
+
+
+def blob_mask(fg: Foreground, label: int, box, margin: int) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """One component's mask (uint8 0/255) in its box padded by `margin` pixels and clipped
+    to the grid, and that box (x, y, w, h)."""
+    x0, y0, w, h = _padded(box, margin, fg.labels.shape)
+    return (fg.labels[y0:y0 + h, x0:x0 + w] == label).astype(np.uint8) * 255, (x0, y0, w, h)
 
 
 def _enclosed(faces: np.ndarray, region: np.ndarray) -> bool:

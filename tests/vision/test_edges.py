@@ -27,6 +27,8 @@ def _codes(keys):
 # Seeded pieces read right until the renderer's haze was absorbed and its thick places
 # stopped mirroring the room (docs/renderer.md, 2026-11-23): known losses, kept pinned.
 RENDERER_LOST = pytest.mark.xfail(strict=True, reason="lost since the renderer's haze is absorbed")
+READ_AGAIN_LOST = pytest.mark.xfail(strict=True, reason="lost since the picture is read again without the "
+                                    "pieces' shadows (vision.light)")
 CAMERA = np.array([60.0, 40.0, 950.0])   # up and to one side: the apex leans away
 
 
@@ -133,7 +135,9 @@ def test_bare_table_has_no_edges():
 @pytest.mark.parametrize("seed, where, colour, size, pose", [
     # a yellow flat piece whose light-through shadow grew its blob by a size
     (9212, (451.4, 400.6), "yellow", Size.MEDIUM, Pose.FLAT),
-    (9214, (400.0, 264.2), "red", Size.SMALL, Pose.FLAT),
+    # (read into the large flat that the large upright beside it is read as once its
+    # shadow is read out, vision.light)
+    pytest.param(9214, (400.0, 264.2), "red", Size.SMALL, Pose.FLAT, marks=READ_AGAIN_LOST),
     # a small upright whose blob, with a mirroring face, looked a size bigger
     (9219, (159.1, 390.0), "yellow", Size.SMALL, Pose.UPRIGHT),
     # (read as a small flat since the renderer's haze is absorbed, docs/renderer.md 2026-11-23)
@@ -210,7 +214,9 @@ def test_a_nose_in_soft_shadow_is_soft():
     # ... and a medium flat whose nose the blob left out, for a small flat; its edges
     # (2.3 times) and its best fit say medium flat (held out; test_a_rival_is_weighed...)
     (9600, (599.2, 412.3), "green", Size.MEDIUM, Pose.FLAT),
-    pytest.param(9005, (424.9, 491.9), "green", Size.MEDIUM, Pose.FLAT, marks=RENDERER_LOST),   # missed since 2026-11-23
+    # (missed from 2026-11-23, when the renderer's haze was absorbed, until its shadow
+    # was read out of the picture, vision.light)
+    (9005, (424.9, 491.9), "green", Size.MEDIUM, Pose.FLAT),
 ])
 def test_seeded_pieces_the_outline_fit_got_the_pose_wrong(seed, where, colour, size, pose):
     # (the felt upright's faces barely differ: its centre is found only within 4-5 mm)

@@ -1,0 +1,89 @@
+"""The main lamp found from the pieces' shade, and their shadows read out of the picture
+before it is read again (vision.light, vision.pipeline)."""
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.markers import MarkerLayout
+from domain import Piece, Size
+from vision import light
+from vision.evaluate import Score
+from vision.geometry import model_points_3d
+from vision.rectify import TableGrid
+from vision.scenes import rendered
+
+from seeded import detect
+
+GRID = TableGrid.around(MarkerLayout.default())
+OVERHEAD = np.array([380.0, 280.0, 1e6])    # a camera so far up that nothing leans
+PIECES = [Piece.upright("", "red", size, (x, y), angle, 1.0)
+          for size, x, y, angle in [(Size.LARGE, 150.0, 150.0, 10.0), (Size.MEDIUM, 400.0, 200.0, 40.0),
+                                    (Size.SMALL, 600.0, 350.0, 0.0), (Size.LARGE, 250.0, 400.0, 70.0),
+                                    (Size.MEDIUM, 500.0, 450.0, 25.0)]]
+
+
+def shaded_table(lamp_towards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The darkening (log) of a table whose pieces cast hard shadows under a far lamp,
+    and the pieces' bodies."""
+    body = light.bodies(PIECES, (), GRID, OVERHEAD)
+    shadow = np.zeros((GRID.height, GRID.width), np.uint8)
+    for p in PIECES:
+        poly = GRID.to_px(light.shadow_polygon(model_points_3d(p)[0], lamp_towards))
+        cv2.fillConvexPoly(shadow, np.round(poly * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    lum = np.where(shadow > 0, -0.6, 0.0).astype(np.float32)
+    lum += np.random.default_rng(1).normal(0, 0.05, lum.shape).astype(np.float32)   # the table's noise
+    return lum, body
+
+
+@pytest.mark.parametrize("azimuth, elevation", [(30.0, 50.0), (200.0, 35.0), (-100.0, 65.0)])
+def test_the_lamp_is_found_from_the_shade_beside_the_pieces(azimuth, elevation):
+    truth = light.towards(np.radians(azimuth), np.radians(elevation))
+    lum, body = shaded_table(truth)
+    lamp = light.find_lamp(PIECES, body, lum, np.ones(lum.shape, bool), GRID)
+    assert np.degrees(np.arccos(np.clip(lamp.towards @ truth, -1, 1))) <= 6.0
+    assert lamp.agreement > 0.6   # (0.72-0.95: a short shadow hides more of itself under its piece's rim)
+
+
+def test_no_pieces_or_no_shade_no_lamp():
+    flat = np.zeros((GRID.height, GRID.width), np.float32)
+    body = light.bodies(PIECES, (), GRID, OVERHEAD)
+    assert light.find_lamp([], body, flat, np.ones(flat.shape, bool), GRID) is None
+    assert light.find_lamp(PIECES, body, flat, np.ones(flat.shape, bool), GRID) is None
+
+
+def test_a_shadow_is_taken_out_but_not_another_piece_or_clear_plastic_in_it():
+    towards = light.towards(0.0, np.radians(45.0))        # shadows fall towards -x
+    red = Piece.upright("", "red", Size.LARGE, (300.0, 250.0), 0.0, 1.0)
+    body = light.bodies([red], (), GRID, OVERHEAD)
+    lum = np.zeros((GRID.height, GRID.width), np.float32)
+    hue = np.zeros((GRID.height, GRID.width, 2), np.float32)
+    red_hue, blue_hue = np.array([0.6, 0.1]), np.array([-0.5, 0.4])
+    col, row = np.round(GRID.to_px(np.array([[300.0, 250.0]]))[0]).astype(int)
+    hue[row - 12:row + 13, col - 12:col + 13] = red_hue                 # the caster
+    lum[:, :col] = -0.4                                                  # shade on its shadow side
+    hue[row - 3:row + 4, col - 28:col - 22] = 0.5 * red_hue              # its tinted shadow
+    hue[row - 3:row + 4, col - 40:col - 34] = blue_hue                   # a blue piece standing in it
+    lum[row - 3:row + 4, col - 21:col - 17] = 0.2                        # clear plastic glinting in it
+    cut = light.cast_shadows([red], light.Lamp(towards, 1.0), body, lum, hue, np.ones(lum.shape, bool), GRID, OVERHEAD)
+    assert cut[row, col - 25] and cut[row + 5, col - 25]                 # tinted, and plain dark
+    assert not cut[row, col - 37] and not cut[row, col - 19]             # the blue piece, the clear one
+    assert not (cut & (body > 0)).any() and not cut[:, col + 20:].any()  # nor the caster, nor its lit side
+
+
+def test_under_a_bare_bulb_the_second_reading_mends_pieces_read_with_their_shadows(monkeypatch):
+    # held-out scenes lit by their strongest lamp alone, a bare bulb: hard shadows, tinted
+    # where the light crossed a piece
+    scenes = [rendered(seed, bare_bulb=True) for seed in range(9000, 9010)]
+
+    def mistakes():
+        s = Score()
+        for r in scenes:
+            s.add(r.truth, detect(r), str(r.spec.seed))
+        return len(s.mistakes), s
+
+    read_again, s = mistakes()
+    monkeypatch.setattr(light, "find_lamp", lambda *args: None)    # the first reading alone
+    first, _ = mistakes()
+    # measured: 27 -> 20 mistakes (size 93.9 -> 97.7 %, pose 97.0 -> 98.5 %)
+    assert read_again <= first - 5, s.mistakes

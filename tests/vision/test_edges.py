@@ -27,8 +27,6 @@ def _codes(keys):
 # Seeded pieces read right until the renderer's haze was absorbed and its thick places
 # stopped mirroring the room (docs/renderer.md, 2026-11-23): known losses, kept pinned.
 RENDERER_LOST = pytest.mark.xfail(strict=True, reason="lost since the renderer's haze is absorbed")
-READ_AGAIN_LOST = pytest.mark.xfail(strict=True, reason="lost since the picture is read again without the "
-                                    "pieces' shadows (vision.light)")
 CAMERA = np.array([60.0, 40.0, 950.0])   # up and to one side: the apex leans away
 
 
@@ -135,9 +133,7 @@ def test_bare_table_has_no_edges():
 @pytest.mark.parametrize("seed, where, colour, size, pose", [
     # a yellow flat piece whose light-through shadow grew its blob by a size
     (9212, (451.4, 400.6), "yellow", Size.MEDIUM, Pose.FLAT),
-    # (read into the large flat that the large upright beside it is read as once its
-    # shadow is read out, vision.light)
-    pytest.param(9214, (400.0, 264.2), "red", Size.SMALL, Pose.FLAT, marks=READ_AGAIN_LOST),
+    (9214, (400.0, 264.2), "red", Size.SMALL, Pose.FLAT),
     # a small upright whose blob, with a mirroring face, looked a size bigger
     (9219, (159.1, 390.0), "yellow", Size.SMALL, Pose.UPRIGHT),
     # (read as a small flat since the renderer's haze is absorbed, docs/renderer.md 2026-11-23)

@@ -117,7 +117,7 @@ def test_an_upright_whose_darkest_faces_were_missed_is_not_a_small_flat():
 
 def test_two_blobs_moved_onto_one_piece_are_reported_once():
     from domain import Piece
-    from vision.pipeline import one_per_place
+    from vision.places import one_per_place
     piece = Piece.upright("", "red", Size.LARGE, (251.0, 478.0), 30.0, 0.59)
     again = Piece.upright("", "red", Size.LARGE, (251.5, 477.0), 31.0, 0.08)
     flat_in_it = Piece.flat("", "red", Size.SMALL, (242.0, 478.0), 0.0, 0.2)
@@ -131,7 +131,7 @@ def test_two_blobs_moved_onto_one_piece_are_reported_once():
 
 def test_pieces_pressed_together_are_all_kept():
     from domain import Piece
-    from vision.pipeline import one_per_place
+    from vision.places import one_per_place
     # side by side, each placed 1.5 mm towards the other: their squares overlap by 3 mm
     row = [Piece.upright("", "blue", size, (x, 300.0), 0.0, 0.5)
            for size, x in ((Size.SMALL, 100.0), (Size.SMALL, 111.3), (Size.LARGE, 129.2))]

@@ -74,6 +74,12 @@ class Lamp:
     def elevation_deg(self) -> float:
         return float(np.degrees(np.arcsin(self.towards[2])))
 
+    @property
+    def shadow_direction(self) -> np.ndarray:
+        """The way its shadows fall on the table (unit vector, table axes)."""
+        away = -self.towards[:2]
+        return away / np.hypot(*away)
+
 
 def towards(azimuth: float, elevation: float) -> np.ndarray:
     """Unit vector towards a lamp at this azimuth (from the table's x axis) and elevation

@@ -290,7 +290,7 @@ class Detector:
                     break
                 fg.take_out(cut)
                 found, fits = self._read_again(fg, changed, found, fits, camera)
-                state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior)
+                state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction)
         t.append(time.perf_counter())
         names = ("register", "segment", "fit", "decide", "shadows")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
@@ -361,12 +361,15 @@ class Detector:
         return out
 
     def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
-               lum: np.ndarray, table_bgr: np.ndarray, prior: np.ndarray) -> tuple[TableState, list[PieceFit]]:
+               lum: np.ndarray, table_bgr: np.ndarray, prior: np.ndarray,
+               direction: np.ndarray | None = None) -> tuple[TableState, list[PieceFit]]:
         """The pieces and coins the fits explain; `prior`: what the colours not in play
-        add to the colour distances."""
+        add to the colour distances; `direction`: the shadows' (a unit vector), if known
+        (else the shade around the blobs gives it, shadows.picture_direction)."""
         pieces, coins, decided = [], [], []
         chosen, chosen_options = [], []
-        direction = shadows.picture_direction(found, lum, self.grid.res)
+        if direction is None:
+            direction = shadows.picture_direction(found, lum, self.grid.res)
         for b, options in zip(found, fits):
             if not options:
                 continue

@@ -210,8 +210,18 @@ def _search(emap: EdgeMap, code: np.ndarray, params: np.ndarray, owner: np.ndarr
     idx = np.flatnonzero(keep)
     score = np.full(len(code), -1.0)
     starts = params[idx]
-    ends, ends_score = ascend(rows_all.take(idx), starts.copy(), first[idx])
-    emap.searched = Ascents(code[idx], camera, starts, ends, ends_score)
+    ends, ends_score = starts.copy(), first[idx].copy()
+    # an ascent from a start an earlier search on this map began at ended where it did
+    known = np.zeros(len(idx), bool)
+    old = emap.searched
+    if old is not None:
+        rows, which = old.found(code[idx], starts, camera)
+        ends[rows], ends_score[rows], known[rows] = old.ends[which], old.scores[which], True
+    todo = np.flatnonzero(~known)
+    if len(todo):
+        ends[todo], ends_score[todo] = ascend(rows_all.take(idx[todo]), starts[todo].copy(), first[idx[todo]])
+    emap.searched = Ascents(code[idx], camera, starts, ends, ends_score) if old is None or not len(old.code) \
+        else old.joined(Ascents(code[idx[todo]], camera, starts[todo], ends[todo], ends_score[todo]))
     params[idx], score[idx] = ends, ends_score
     return params, score
 

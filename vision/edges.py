@@ -17,7 +17,7 @@ and poses by them; here they also say which weak candidates are pieces at all
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import cv2
@@ -77,9 +77,12 @@ class EdgeMap:
 
     tensor: np.ndarray   # H×W×3 float32
     grid: TableGrid
-    # the edge search's ascents on this map (vision.edge_steps), which `refine` takes
-    # again for rows started where one was (the same code, pose and camera, bit for bit)
+    # the edge search's ascents on this map (vision.edge_steps), which `refine` and later
+    # searches take again for rows started where one was (the same code, pose and camera,
+    # bit for bit)
     searched: Ascents | None = None
+    # the boxes (x, y, w, h) worked out so far (`edge_map` works out only new ones)
+    done: set = field(default_factory=set)
 
 
 @dataclass
@@ -94,6 +97,13 @@ class Ascents:
     ends: np.ndarray
     scores: np.ndarray
 
+    def joined(self, more: "Ascents") -> "Ascents":
+        """These ascents and `more` (seen from the same camera, else `more` alone)."""
+        if not np.array_equal(np.asarray(more.camera, float), np.asarray(self.camera, float)):
+            return more
+        return Ascents(np.concatenate([self.code, more.code]), self.camera, np.concatenate([self.starts, more.starts]),
+                       np.concatenate([self.ends, more.ends]), np.concatenate([self.scores, more.scores]))
+
     def found(self, code: np.ndarray, starts: np.ndarray, camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The rows (code, start: N, N×3) an ascent started at, and that ascent's index.
         Poses are compared bit for bit (a −0.0 is not a 0.0 to the ascent's sines)."""
@@ -106,20 +116,27 @@ class Ascents:
         return rows, same[rows].argmax(axis=1)
 
 
-def edge_map(table_bgr: np.ndarray, grid: TableGrid, boxes: list[tuple[int, int, int, int]]) -> EdgeMap:
+def edge_map(table_bgr: np.ndarray, grid: TableGrid, boxes: list[tuple[int, int, int, int]],
+             onto: EdgeMap | None = None) -> EdgeMap:
     """EdgeMap of a rectified BGR picture on `grid`, worked out only in `boxes` (x, y, w, h,
-    grid pixels; zero elsewhere): around the pieces, not over the whole table."""
+    grid pixels; zero elsewhere): around the pieces, not over the whole table. `onto`: a
+    map of the same picture to add the boxes it lacks to (returned), as a picture read
+    again asks for its re-cut blobs' boxes."""
     height, width = table_bgr.shape[:2]
-    tensor = np.zeros((height, width, 3), np.float32)
+    emap = onto if onto is not None else EdgeMap(np.zeros((height, width, 3), np.float32), grid)
+    tensor = emap.tensor
     margin = 4   # the smoothing's and the gradient's reach, so each box is worked out exactly
     for x, y, w, h in boxes:
+        if (x, y, w, h) in emap.done:
+            continue
+        emap.done.add((x, y, w, h))
         x0, y0 = max(x - margin, 0), max(y - margin, 0)
         x1, y1 = min(x + w + margin, width), min(y + h + margin, height)
         log = cv2.GaussianBlur(cv2.LUT(table_bgr[y0:y1, x0:x1], LOG_LUT), (0, 0), SMOOTH_PX)
         gx = cv2.Sobel(log, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
         gy = cv2.Sobel(log, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
         kernels.structure_tensor(gx, gy, tensor, y0, x0, max(y, 0), min(y + h, height), max(x, 0), min(x + w, width))
-    return EdgeMap(tensor, grid)
+    return emap
 
 
 @lru_cache(maxsize=None)

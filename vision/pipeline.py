@@ -273,7 +273,8 @@ class Detector:
             camera = np.asarray(reg.view.position, float)
             fits = self._fit(found, camera)
             t.append(time.perf_counter())
-            state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior)
+            emap = edges.EdgeMap(np.zeros(fg.table.shape[:2] + (3,), np.float32), self.grid)   # one a picture
+            state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, emap=emap)
             t.append(time.perf_counter())
             # the shadows of the pieces read, taken out of the picture, and it read again
             # (SHADOW_READINGS times); not under a hand, whose shadow no piece explains and
@@ -290,7 +291,7 @@ class Detector:
                     break
                 fg.take_out(cut)
                 found, fits = self._read_again(fg, changed, found, fits, camera)
-                state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction)
+                state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction, emap)
         t.append(time.perf_counter())
         names = ("register", "segment", "fit", "decide", "shadows")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
@@ -362,10 +363,11 @@ class Detector:
 
     def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
                lum: np.ndarray, table_bgr: np.ndarray, prior: np.ndarray,
-               direction: np.ndarray | None = None) -> tuple[TableState, list[PieceFit]]:
+               direction: np.ndarray | None = None, emap: edges.EdgeMap | None = None) -> tuple[TableState, list[PieceFit]]:
         """The pieces and coins the fits explain; `prior`: what the colours not in play
         add to the colour distances; `direction`: the shadows' (a unit vector), if known
-        (else the shade around the blobs gives it, shadows.picture_direction)."""
+        (else the shade around the blobs gives it, shadows.picture_direction); `emap`:
+        the picture's edges worked out so far, which this reading adds to and reuses."""
         pieces, coins, decided = [], [], []
         chosen, chosen_options = [], []
         if direction is None:
@@ -392,7 +394,7 @@ class Detector:
             chosen_options.append(options)
         # each blob's box has CROP_MARGIN_MM to spare around it: room for every hypothesis
         boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]
-        emap = edges.edge_map(table_bgr, self.grid, boxes)
+        emap = edges.edge_map(table_bgr, self.grid, boxes, emap)
         chosen = edge_steps.steps_decide(chosen, chosen_options, emap, camera, COST_GAP_CONFIDENT, direction)
         chosen = [(b, faint_faces_decide(best, b, self.grid, camera, emap), gap) for b, best, gap in chosen]
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)

@@ -33,7 +33,8 @@ import cv2
 import numpy as np
 
 from domain import Coin, Piece
-from vision.geometry import model_points_3d, piece_params, silhouette
+from vision.geometry import model, piece_params, place, silhouette
+from vision.medians import median
 from vision.rectify import TableGrid
 from vision.shadows import SHADE_LOG, shadow_direction
 
@@ -129,7 +130,7 @@ def find_lamp(pieces: Sequence[Piece], body: np.ndarray, lum: np.ndarray, usable
             continue
         seen = shade[y0:y1, x0:x1]
         corners.append(grid.corner_mm(np.array([x0, y0])))
-        solids.append(model_points_3d(p)[0])
+        solids.append(_solid(p))
         windows.append((seen, 1 - body[y0:y1, x0:x1], np.zeros(seen.shape, np.uint8)))
     if not windows:
         return None
@@ -172,7 +173,7 @@ def cast_shadows(pieces: Sequence[Piece], lamp: Lamp, body: np.ndarray, lum: np.
     out = np.zeros(body.shape, bool)
     for p in pieces:
         kind, params = piece_params(p)
-        shadow = grid.to_px(shadow_polygon(model_points_3d(p)[0], lamp.towards))
+        shadow = grid.to_px(shadow_polygon(_solid(p), lamp.towards))
         own = grid.to_px(silhouette(kind, p.size, params, camera))
         both = np.vstack([shadow, own])
         x0, y0 = np.maximum(np.floor(both.min(axis=0)).astype(int) - 1, 0)
@@ -184,14 +185,25 @@ def cast_shadows(pieces: Sequence[Piece], lamp: Lamp, body: np.ndarray, lum: np.
         drawn = np.zeros((y1 - y0, x1 - x0), np.uint8)
         _fill(drawn, own - origin)
         h = hue[window]
-        caster = np.median(h[drawn > 0], axis=0) if drawn.any() else np.zeros(2, np.float32)
+        inside = h[drawn > 0]
+        caster = np.array([median(inside[:, 0]), median(inside[:, 1])]) if len(inside) else np.zeros(2, np.float32)
         drawn[:] = 0
         _fill(drawn, shadow - origin)
-        chroma = np.hypot(h[..., 0], h[..., 1])
-        same = h @ caster > SAME_HUE_COS * chroma * float(np.hypot(*caster))
-        plain = (chroma < PLAIN_CHROMA) & (lum[window] < 0)
-        out[window] |= (drawn > 0) & (body[window] == 0) & usable[window] & (plain | same)
+        rows, cols = np.nonzero((drawn > 0) & (body[window] == 0) & usable[window])   # the shadow, off bodies
+        hs = h[rows, cols]
+        chroma = np.hypot(hs[:, 0], hs[:, 1])
+        same = hs @ caster > SAME_HUE_COS * chroma * float(np.hypot(*caster))
+        plain = (chroma < PLAIN_CHROMA) & (lum[window][rows, cols] < 0)
+        keep = plain | same
+        out[rows[keep] + y0, cols[keep] + x0] = True
     return out
+
+
+def _solid(p: Piece) -> np.ndarray:
+    """A piece's vertices, as table (x, y, height) rows."""
+    kind, params = piece_params(p)
+    m = model(kind, p.size)
+    return np.column_stack([place(params[None], m.offsets[None])[0], m.heights])
 
 
 def _centre(p: Piece) -> tuple[float, float]:

@@ -98,7 +98,7 @@ def test_detection_leaves_opencvs_thread_count_as_it_found_it():
         detector.detect(picture, FakeRegistration(view))
         assert cv2.getNumThreads() == before + 1
 
-        def failing(*args):
+        def failing(*args, **kwargs):
             assert cv2.getNumThreads() == 1
             raise RuntimeError("a step failed")
 

@@ -63,7 +63,7 @@ PLAIN_CHROMA = 0.18
 SAME_HUE_COS = 0.5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Lamp:
     """A far lamp: the unit vector from the table towards it, and how well the shadows
     it predicts cover the shade seen beside the pieces (F1 of their pixels, 0-1)."""

@@ -15,13 +15,13 @@ Steps (each timed in `Detection.timings_ms`):
    reading order.
 5. shadows — the main lamp from the shade beside the pieces read (vision.light); their
    predicted shadows are taken out of the foreground and the blobs that lost pixels are
-   cut, fitted and decided again (SHADOW_READINGS times).
+   cut, fitted and decided again, with the lamp's shadow direction (SHADOW_READINGS
+   times).
 See docs/detection.md.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -49,6 +49,7 @@ from vision.pictures import BadImageError, check_colour, check_image
 from vision.places import one_per_place
 from vision.segment import MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_mask, foreground
 from vision.sheets import table_mask
+from vision.threads import one_opencv_thread
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
 COST_GAP_CONFIDENT = 0.5
@@ -60,7 +61,8 @@ HAND_MM2 = 4000.0
 # read again (vision.light): a piece read wrong before, read right once its shadow is
 # gone, casts the shadow to take out next. Mistakes over our sets and both path-traced
 # wall models: 298 read once, 272 with one reading without shadows, 253 with two, 257
-# and 252 with three and four; each reading ~17 ms a frame.
+# and 252 with three and four (250 with two since the later readings decide with the
+# lamp's shadow direction); each reading ~16 ms a frame.
 SHADOW_READINGS = 2
 # Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0
@@ -268,7 +270,7 @@ class Detector:
         t.append(time.perf_counter())
         fg = self.segment(image, reg)
         t.append(time.perf_counter())
-        with _opencv_one_thread:
+        with one_opencv_thread:
             found = self._blobs(fg)
             camera = np.asarray(reg.view.position, float)
             fits = self._fit(found, camera)
@@ -276,27 +278,35 @@ class Detector:
             emap = edges.EdgeMap(np.zeros(fg.table.shape[:2] + (3,), np.float32), self.grid)   # one a picture
             state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, emap=emap)
             t.append(time.perf_counter())
-            # the shadows of the pieces read, taken out of the picture, and it read again
-            # (SHADOW_READINGS times); not under a hand, whose shadow no piece explains and
-            # whose fingers read as pieces
-            body = light.bodies(state.pieces, state.coins, self.grid, camera)
-            usable = self._usable > 0
-            lamp = None if self._hand_over(fg) else light.find_lamp(state.pieces, body, fg.lum, usable, self.grid)
-            for reading in range(SHADOW_READINGS if lamp is not None else 0):
-                if reading:
-                    body = light.bodies(state.pieces, state.coins, self.grid, camera)
-                cut = light.cast_shadows(state.pieces, lamp, body, fg.lum, fg.hue, usable, self.grid, camera)
-                changed = set(np.unique(fg.labels[cut]).tolist()) - {0}
-                if not changed:
-                    break
-                fg.take_out(cut)
-                found, fits = self._read_again(fg, changed, found, fits, camera)
-                state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction, emap)
+            lamp, state, piece_fits = self._without_shadows(fg, found, fits, state, piece_fits, camera, prior, emap)
         t.append(time.perf_counter())
         names = ("register", "segment", "fit", "decide", "shadows")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
         timings["total"] = (t[-1] - t[0]) * 1000
         return Detection(state, reg, timings, piece_fits, self.grid, self.layout, lamp)
+
+    def _without_shadows(self, fg: Foreground, found: list[_Blob], fits: list[list[fitting.Fit]], state: TableState,
+                         piece_fits: list[PieceFit], camera: np.ndarray, prior: np.ndarray,
+                         emap: edges.EdgeMap) -> tuple[Lamp | None, TableState, list[PieceFit]]:
+        """The main lamp, found from the shade beside the pieces read (`state`), and the
+        reading once their shadows are taken out of the foreground `fg` (in place) and the
+        blobs that lost pixels read again, with the lamp's shadow direction,
+        SHADOW_READINGS times (vision.light). Not under a hand, whose shadow no piece
+        explains and whose fingers read as pieces."""
+        body = light.bodies(state.pieces, state.coins, self.grid, camera)
+        usable = self._usable > 0
+        lamp = None if self._hand_over(fg) else light.find_lamp(state.pieces, body, fg.lum, usable, self.grid)
+        for reading in range(SHADOW_READINGS if lamp is not None else 0):
+            if reading:
+                body = light.bodies(state.pieces, state.coins, self.grid, camera)
+            cut = light.cast_shadows(state.pieces, lamp, body, fg.lum, fg.hue, usable, self.grid, camera)
+            changed = set(np.unique(fg.labels[cut]).tolist()) - {0}
+            if not changed:
+                break
+            fg.take_out(cut)
+            found, fits = self._read_again(fg, changed, found, fits, camera)
+            state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction, emap)
+        return lamp, state, piece_fits
 
     def _fit(self, found: list[_Blob], camera: np.ndarray) -> list[list[fitting.Fit]]:
         res = self.grid.res
@@ -431,32 +441,3 @@ class Detector:
             pieces.append(replace(piece, id=pid))
             decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap))
         return TableState(tuple(pieces), tuple(coins)), decided
-
-
-class _OneOpenCVThread:
-    """The per-blob steps make thousands of OpenCV calls on crops of ~100×100 pixels,
-    where waking OpenCV's thread pool costs more than the call (on two cores: a blob's
-    cut 31 → 20 ms a frame on one thread); the whole-table steps keep the pool. The
-    thread count found on entry is restored when the last detection in the process
-    leaves (detections may overlap in a server's threads)."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._inside = 0
-        self._found = 0
-
-    def __enter__(self):
-        with self._lock:
-            if self._inside == 0:
-                self._found = cv2.getNumThreads()
-                cv2.setNumThreads(1)
-            self._inside += 1
-
-    def __exit__(self, *exc):
-        with self._lock:
-            self._inside -= 1
-            if self._inside == 0:
-                cv2.setNumThreads(self._found)
-
-
-_opencv_one_thread = _OneOpenCVThread()

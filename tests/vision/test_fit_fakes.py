@@ -86,7 +86,7 @@ def test_ids_are_numbered_in_reading_order(detector):
 
 
 def test_detection_leaves_opencvs_thread_count_as_it_found_it():
-    # the per-blob steps run OpenCV on one thread (vision.pipeline._opencv_one_thread);
+    # the per-blob steps run OpenCV on one thread (vision.threads.one_opencv_thread);
     # whoever else uses OpenCV in the process keeps its pool, even when a step fails
     import cv2
 

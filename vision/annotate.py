@@ -4,7 +4,9 @@ Each piece's fitted 3-D model is projected back into the picture (so a wrong siz
 or rotation shows as an outline that does not sit on the plastic), labelled with its id,
 colour, size, pose and confidence ("check?" when it is read right less than three times
 in four: vision.confidence.UNSURE_BELOW); coins get their circle; the markers and the
-table frame's axes show the registration.
+table frame's axes show the registration. Where the detector found the main lamp
+(vision.light), each piece's shadow as that lamp casts it is outlined in grey: the shade
+the detector took out of the picture before reading it again.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 from domain import Pose
 from vision.confidence import UNSURE_BELOW
 from vision.geometry import model_points_3d
+from vision.light import shadow_polygon
 
 # Outline colours (BGR) for the plastics; light ones get a dark halo when drawn.
 DRAW_BGR = {"red": (40, 40, 230), "yellow": (0, 220, 240), "green": (60, 200, 60), "blue": (230, 120, 30),
@@ -22,6 +25,7 @@ DRAW_BGR = {"red": (40, 40, 230), "yellow": (0, 220, 240), "green": (60, 200, 60
             "cyan": (230, 220, 0), "white": (250, 250, 250), "penny": (40, 100, 190), "nickel": (190, 190, 190)}
 SIZE_LETTER = {"small": "S", "medium": "M", "large": "L"}
 AXIS_MM = 100.0
+SHADOW_BGR = (170, 170, 170)
 
 
 def _pt(p) -> tuple[int, int]:
@@ -42,9 +46,14 @@ def annotate(image_bgr: np.ndarray, detection) -> np.ndarray:
     out = image_bgr.copy()
     view = detection.registration.view
     _draw_frame(out, view, detection)
+    lamp = getattr(detection, "lamp", None)
     for p in detection.state.pieces:
         colour = DRAW_BGR.get(p.color.value, (255, 255, 255))
         pts3, edges = model_points_3d(p)
+        if lamp is not None:   # its shadow, under everything else drawn
+            shadow = [np.round(view.project(shadow_polygon(pts3, lamp.towards))).astype(np.int32)]
+            cv2.polylines(out, shadow, True, (40, 40, 40), 2, cv2.LINE_AA)
+            cv2.polylines(out, shadow, True, SHADOW_BGR, 1, cv2.LINE_AA)
         px = view.project(pts3)
         for i, j in edges:
             cv2.line(out, _pt(px[i]), _pt(px[j]), (0, 0, 0), 3, cv2.LINE_AA)
@@ -83,3 +92,6 @@ def _draw_frame(out: np.ndarray, view, detection) -> None:
     cv2.arrowedLine(out, _pt(o), _pt(y), (0, 255, 0), 2, cv2.LINE_AA, tipLength=0.1)
     _label(out, "x", x, (0, 0, 255))
     _label(out, "y", y, (0, 255, 0))
+    lamp = getattr(detection, "lamp", None)
+    if lamp is not None:
+        _label(out, f"lamp {lamp.elevation_deg:.0f}deg up: shadows grey", o + (0, 18), SHADOW_BGR)

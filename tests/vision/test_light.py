@@ -87,3 +87,19 @@ def test_under_a_bare_bulb_the_second_reading_mends_pieces_read_with_their_shado
     first, _ = mistakes()
     # measured: 27 -> 20 mistakes (size 93.9 -> 97.7 %, pose 97.0 -> 98.5 %)
     assert read_again <= first - 5, s.mistakes
+
+
+def test_the_drawing_outlines_each_shadow_the_lamp_casts():
+    from dataclasses import replace as with_field
+    from vision.annotate import annotate
+    from vision.pipeline import Detector
+    r = rendered(9003, bare_bulb=True)
+    d = Detector(r.spec.layout, r.intrinsics).detect(r.image)
+    assert d.lamp is not None
+    drawn, plain = annotate(r.image, d), annotate(r.image, with_field(d, lamp=None))
+    view = d.registration.view
+    upright = next(p for p in d.state.pieces if p.center is not None)
+    shadow = light.shadow_polygon(model_points_3d(upright)[0], d.lamp.towards)
+    tip = shadow[np.argmax((shadow - upright.center) @ d.lamp.shadow_direction)]   # its apex's shadow
+    x, y = np.round(view.project(np.array([tip]))[0]).astype(int)
+    assert (drawn[y - 1:y + 2, x - 1:x + 2] != plain[y - 1:y + 2, x - 1:x + 2]).any()

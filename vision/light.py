@@ -36,6 +36,7 @@ from domain import Coin, Piece
 from vision.geometry import model, piece_params, place, silhouette
 from vision.medians import median
 from vision.rectify import TableGrid
+from vision.segment import CHROMA_MIN
 from vision.shadows import SHADE_LOG, shadow_direction
 
 # The lamp's elevation over the table is searched in steps of ELEVATION_STEP_DEG from
@@ -53,13 +54,14 @@ SHADE_REACH_MM = 45.0
 # the blurred rim; they are never taken out.
 BODY_RIM_PX = 1
 # A pixel of a predicted shadow is taken out only if it is darker than the bare table
-# with a plain hue change (under PLAIN_CHROMA, log: the segmentation's colour threshold,
-# vision.segment.CHROMA_MIN), or its hue change points the caster's way (cosine over
-# SAME_HUE_COS): light through a translucent piece tints its shadow with the piece's
-# hue, while a piece of another colour standing in the shadow keeps its own (crowded
-# scenes: 41 mistakes without this test, 47 with every predicted pixel taken out), and
-# clear plastic, hueless, shows as much by the lamps its faces mirror as by darkening.
-PLAIN_CHROMA = 0.18
+# with a plain hue change (under PLAIN_CHROMA, log: the segmentation's colour threshold;
+# 0.08 took out less and read the bulb and sun scenes worse), or its hue change points
+# the caster's way (cosine over SAME_HUE_COS): light through a translucent piece tints
+# its shadow with the piece's hue, while a piece of another colour standing in the
+# shadow keeps its own (crowded scenes: 41 mistakes without this test, 47 with every
+# predicted pixel taken out), and clear plastic, hueless, shows as much by the lamps its
+# faces mirror as by darkening.
+PLAIN_CHROMA = CHROMA_MIN
 SAME_HUE_COS = 0.5
 
 

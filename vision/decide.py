@@ -1,5 +1,5 @@
 """The decision: which fitted hypothesis each blob is, by physical checks that overrule a
-near tie of the outline fit (see docs/detection.md, "How it works", steps 5-6).
+near tie of the outline fit (see docs/detection.md, "How it works", step 5).
 
 Every hypothesis of a blob is fitted (vision.fit); `cost` ranks them; the checks here
 then look at the picture itself inside and around the competing silhouettes: a tinted

@@ -1,6 +1,7 @@
 """Shadows read as pieces: the picture's shadow direction from the pieces found, the
 coloured candidates that are only the shadow of the piece they touch, and the dark ones
-(see docs/detection.md, "How it works", step 6).
+(see docs/detection.md, "How it works", step 5; the lamp itself and
+the shadows it casts: vision.light, step 6).
 
 A shadow lies on the side of its caster away from the lamp and starts at its base; in
 one picture every shadow of one lamp points the same way. Light through translucent

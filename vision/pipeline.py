@@ -276,9 +276,11 @@ class Detector:
             fits = self._fit(found, camera)
             t.append(time.perf_counter())
             emap = edges.EdgeMap(np.zeros(fg.table.shape[:2] + (3,), np.float32), self.grid)   # one a picture
-            state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, emap=emap)
+            memo: dict = {}   # each blob's own decisions, one a picture
+            state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, emap=emap, memo=memo)
             t.append(time.perf_counter())
-            lamp, state, piece_fits = self._without_shadows(fg, found, fits, state, piece_fits, camera, prior, emap)
+            lamp, state, piece_fits = self._without_shadows(fg, found, fits, state, piece_fits, camera, prior, emap,
+                                                            memo)
         t.append(time.perf_counter())
         names = ("register", "segment", "fit", "decide", "shadows")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
@@ -287,7 +289,7 @@ class Detector:
 
     def _without_shadows(self, fg: Foreground, found: list[_Blob], fits: list[list[fitting.Fit]], state: TableState,
                          piece_fits: list[PieceFit], camera: np.ndarray, prior: np.ndarray,
-                         emap: edges.EdgeMap) -> tuple[Lamp | None, TableState, list[PieceFit]]:
+                         emap: edges.EdgeMap, memo: dict) -> tuple[Lamp | None, TableState, list[PieceFit]]:
         """The main lamp, found from the shade beside the pieces read (`state`), and the
         reading once their shadows are taken out of the foreground `fg` (in place) and the
         blobs that lost pixels read again, with the lamp's shadow direction,
@@ -305,7 +307,8 @@ class Detector:
                 break
             fg.take_out(cut)
             found, fits = self._read_again(fg, changed, found, fits, camera)
-            state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction, emap)
+            state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction, emap,
+                                            memo)
         return lamp, state, piece_fits
 
     def _fit(self, found: list[_Blob], camera: np.ndarray) -> list[list[fitting.Fit]]:
@@ -348,6 +351,28 @@ class Detector:
             per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k]), *kept))
         return per_blob
 
+    def _checked(self, b: _Blob, options: list[fitting.Fit], camera: np.ndarray,
+                 direction: np.ndarray | None) -> tuple[_Blob, fitting.Fit, float] | None:
+        """A blob's winning fit by the checks that look at it alone (vision.decide,
+        vision.coins, vision.shadows), with how clearly it won (the gap); None if no fit
+        covers it well enough (decide.IOU_MIN)."""
+        options.sort(key=decide.cost)
+        best = decide.not_explaining_shadow(options, b, self.grid, camera, direction)
+        best = coin_rules.kind_decide(best, options, b)
+        best = coin_rules.lies_flat_decide(best, options, b, self.grid, direction)
+        best = shadows.stands_decide(best, options, b, self.grid, direction)
+        best = shadows.shadow_side_decide(best, options, b, self.grid, camera, direction)
+        best = decide.faces_decide(best, options, b, self.grid, camera)
+        best = decide.dark_faces_decide(best, options, b, self.grid, camera)
+        if best.iou < decide.IOU_MIN:
+            return None
+        rival = next((decide.cost(f) for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
+                      != (best.hypothesis.kind, best.hypothesis.size)), decide.cost(best) + COST_GAP_CONFIDENT)
+        gap = rival - decide.cost(best)
+        if best.hypothesis.kind == COIN:   # the other metal is a rival too
+            gap = min(gap, coin_rules.metal_margin(best, options, b))
+        return b, best, gap
+
     def _refine_flats(self, chosen: list, camera: np.ndarray, direction: np.ndarray | None) -> list:
         """Flat pieces' poses refit to their blobs' contours with the side where the camera sees
         a lateral face open and shade in their shadow's way discounted (vision.heading)."""
@@ -373,39 +398,39 @@ class Detector:
 
     def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
                lum: np.ndarray, table_bgr: np.ndarray, prior: np.ndarray,
-               direction: np.ndarray | None = None, emap: edges.EdgeMap | None = None) -> tuple[TableState, list[PieceFit]]:
+               direction: np.ndarray | None = None, emap: edges.EdgeMap | None = None,
+               memo: dict | None = None) -> tuple[TableState, list[PieceFit]]:
         """The pieces and coins the fits explain; `prior`: what the colours not in play
         add to the colour distances; `direction`: the shadows' (a unit vector), if known
         (else the shade around the blobs gives it, shadows.picture_direction); `emap`:
-        the picture's edges worked out so far, which this reading adds to and reuses."""
+        the picture's edges worked out so far, which this reading adds to and reuses;
+        `memo`: each blob's own decisions so far (its checks and its edge steps, which
+        look at that blob alone), by the shadow direction they were made under, which a
+        later reading of the picture that keeps the blob takes again."""
         pieces, coins, decided = [], [], []
         chosen, chosen_options = [], []
         if direction is None:
             direction = shadows.picture_direction(found, lum, self.grid.res)
+        memo = {} if memo is None else memo
+        under = b"" if direction is None else direction.tobytes()
         for b, options in zip(found, fits):
             if not options:
                 continue
-            options.sort(key=decide.cost)
-            best = decide.not_explaining_shadow(options, b, self.grid, camera, direction)
-            best = coin_rules.kind_decide(best, options, b)
-            best = coin_rules.lies_flat_decide(best, options, b, self.grid, direction)
-            best = shadows.stands_decide(best, options, b, self.grid, direction)
-            best = shadows.shadow_side_decide(best, options, b, self.grid, camera, direction)
-            best = decide.faces_decide(best, options, b, self.grid, camera)
-            best = decide.dark_faces_decide(best, options, b, self.grid, camera)
-            if best.iou < decide.IOU_MIN:
-                continue
-            rival = next((decide.cost(f) for f in options[1:] if (f.hypothesis.kind, f.hypothesis.size)
-                          != (best.hypothesis.kind, best.hypothesis.size)), decide.cost(best) + COST_GAP_CONFIDENT)
-            gap = rival - decide.cost(best)
-            if best.hypothesis.kind == COIN:   # the other metal is a rival too
-                gap = min(gap, coin_rules.metal_margin(best, options, b))
-            chosen.append((b, best, gap))
-            chosen_options.append(options)
+            key = ("checks", id(b), under)
+            if key not in memo:   # (the blob is kept with its decision, so its id is not reused)
+                memo[key] = (b, self._checked(b, options, camera, direction))
+            if memo[key][1] is not None:
+                chosen.append(memo[key][1])
+                chosen_options.append(options)
         # each blob's box has CROP_MARGIN_MM to spare around it: room for every hypothesis
         boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]
         emap = edges.edge_map(table_bgr, self.grid, boxes, emap)
-        chosen = edge_steps.steps_decide(chosen, chosen_options, emap, camera, COST_GAP_CONFIDENT, direction)
+        keys = [("steps", id(b), id(best), under) for b, best, _ in chosen]
+        todo = [k for k, key in enumerate(keys) if key not in memo]
+        for k, stepped in zip(todo, edge_steps.steps_decide([chosen[k] for k in todo], [chosen_options[k] for k in todo],
+                                                            emap, camera, COST_GAP_CONFIDENT, direction)):
+            memo[keys[k]] = (chosen[k], stepped)
+        chosen = [memo[key][1] for key in keys]
         chosen = [(b, faint_faces_decide(best, b, self.grid, camera, emap), gap) for b, best, gap in chosen]
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]

@@ -85,8 +85,8 @@ def test_under_a_bare_bulb_the_second_reading_mends_pieces_read_with_their_shado
     read_again, s = mistakes()
     monkeypatch.setattr(light, "find_lamp", lambda *args: None)    # the first reading alone
     first, _ = mistakes()
-    # measured: 27 -> 20 mistakes (size 93.9 -> 97.7 %, pose 97.0 -> 98.5 %)
-    assert read_again <= first - 5, s.mistakes
+    # measured: 27 -> 16 mistakes (size 93.9 -> 98.5 %, pose 97.0 -> 99.3 %)
+    assert read_again <= first - 8, s.mistakes
 
 
 def test_the_drawing_outlines_each_shadow_the_lamp_casts():

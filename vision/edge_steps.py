@@ -220,8 +220,8 @@ def _search(emap: EdgeMap, code: np.ndarray, params: np.ndarray, owner: np.ndarr
     todo = np.flatnonzero(~known)
     if len(todo):
         ends[todo], ends_score[todo] = ascend(rows_all.take(idx[todo]), starts[todo].copy(), first[idx[todo]])
-    emap.searched = Ascents(code[idx], camera, starts, ends, ends_score) if old is None or not len(old.code) \
-        else old.joined(Ascents(code[idx[todo]], camera, starts[todo], ends[todo], ends_score[todo]))
+    fresh = Ascents(code[idx[todo]], camera, starts[todo], ends[todo], ends_score[todo])
+    emap.searched = fresh if old is None else old.joined(fresh)
     params[idx], score[idx] = ends, ends_score
     return params, score
 

@@ -275,7 +275,7 @@ class Detector:
             camera = np.asarray(reg.view.position, float)
             fits = self._fit(found, camera)
             t.append(time.perf_counter())
-            emap = edges.EdgeMap(np.zeros(fg.table.shape[:2] + (3,), np.float32), self.grid)   # one a picture
+            emap = edges.edge_map(fg.table, self.grid, [])   # one a picture, filled box by box as the readings ask
             memo: dict = {}   # each blob's own decisions, one a picture
             state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, emap=emap, memo=memo)
             t.append(time.perf_counter())
@@ -301,11 +301,9 @@ class Detector:
         for reading in range(SHADOW_READINGS if lamp is not None else 0):
             if reading:
                 body = light.bodies(state.pieces, state.coins, self.grid, camera)
-            cut = light.cast_shadows(state.pieces, lamp, body, fg.lum, fg.hue, usable, self.grid, camera)
-            changed = set(np.unique(fg.labels[cut]).tolist()) - {0}
+            changed = fg.take_out(light.cast_shadows(state.pieces, lamp, body, fg.lum, fg.hue, usable, self.grid, camera))
             if not changed:
                 break
-            fg.take_out(cut)
             found, fits = self._read_again(fg, changed, found, fits, camera)
             state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction, emap,
                                             memo)

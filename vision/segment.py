@@ -136,13 +136,13 @@ class Foreground:
     dark_blobs: list        # the same for dark, hueless blobs: black plastic, or shadows
     beside: frozenset = frozenset()   # labels of the dark blobs that also cover a coloured one
 
-    def take_out(self, pixels: np.ndarray) -> bool:
+    def take_out(self, pixels: np.ndarray) -> set[int]:
         """Make `pixels` (bool, on the grid) bare table, in place: no evidence there and
-        no blob's. Whether any blob had one of them."""
-        hit = bool(np.any(self.labels[pixels]))
+        no blob's. The labels of the components that lost some."""
+        lost = set(np.unique(self.labels[pixels]).tolist()) - {0}
         for evidence in (self.labels, self.mask, self.dark, self.score):
             evidence[pixels] = 0
-        return hit
+        return lost
 
 
 class BackgroundFiller:

@@ -205,11 +205,16 @@ def piece_params(piece: Piece) -> tuple[str, np.ndarray]:
     return FLAT, np.array([*piece.tail, piece.heading])
 
 
-def model_points_3d(piece: Piece) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """A piece's vertices as table (x, y, height) rows and its edges, for drawing."""
+def piece_vertices(piece: Piece) -> np.ndarray:
+    """A piece's vertices as table (x, y, height) rows."""
     kind, params = piece_params(piece)
     m = model(kind, piece.size)
-    pts = place(params[None], m.offsets[None])[0]
-    edges = {tuple(sorted((int(f[i]), int(f[(i + 1) % 4])))) for f in m.faces for i in range(4)
+    return np.column_stack([place(params[None], m.offsets[None])[0], m.heights])
+
+
+def model_points_3d(piece: Piece) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """A piece's vertices as table (x, y, height) rows and its edges, for drawing."""
+    faces = model(piece_params(piece)[0], piece.size).faces
+    edges = {tuple(sorted((int(f[i]), int(f[(i + 1) % 4])))) for f in faces for i in range(4)
              if f[i] != f[(i + 1) % 4]}
-    return np.column_stack([pts, m.heights]), sorted(edges)
+    return piece_vertices(piece), sorted(edges)

@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from domain import Coin, Piece
-from vision.geometry import model, piece_params, place, silhouette
+from vision.geometry import piece_params, piece_vertices, silhouette
 from vision.medians import median
 from vision.rectify import TableGrid
 from vision.segment import CHROMA_MIN
@@ -132,7 +132,7 @@ def find_lamp(pieces: Sequence[Piece], body: np.ndarray, lum: np.ndarray, usable
             continue
         seen = shade[y0:y1, x0:x1]
         corners.append(grid.corner_mm(np.array([x0, y0])))
-        solids.append(_solid(p))
+        solids.append(piece_vertices(p))
         windows.append((seen, 1 - body[y0:y1, x0:x1], np.zeros(seen.shape, np.uint8)))
     if not windows:
         return None
@@ -175,7 +175,7 @@ def cast_shadows(pieces: Sequence[Piece], lamp: Lamp, body: np.ndarray, lum: np.
     out = np.zeros(body.shape, bool)
     for p in pieces:
         kind, params = piece_params(p)
-        shadow = grid.to_px(shadow_polygon(_solid(p), lamp.towards))
+        shadow = grid.to_px(shadow_polygon(piece_vertices(p), lamp.towards))
         own = grid.to_px(silhouette(kind, p.size, params, camera))
         both = np.vstack([shadow, own])
         x0, y0 = np.maximum(np.floor(both.min(axis=0)).astype(int) - 1, 0)
@@ -199,13 +199,6 @@ def cast_shadows(pieces: Sequence[Piece], lamp: Lamp, body: np.ndarray, lum: np.
         keep = plain | same
         out[rows[keep] + y0, cols[keep] + x0] = True
     return out
-
-
-def _solid(p: Piece) -> np.ndarray:
-    """A piece's vertices, as table (x, y, height) rows."""
-    kind, params = piece_params(p)
-    m = model(kind, p.size)
-    return np.column_stack([place(params[None], m.offsets[None])[0], m.heights])
 
 
 def _centre(p: Piece) -> tuple[float, float]:

@@ -9,7 +9,7 @@ from calibration.markers import MarkerLayout
 from domain import Piece, Size
 from vision import light
 from vision.evaluate import Score
-from vision.geometry import model_points_3d
+from vision.geometry import piece_vertices
 from vision.rectify import TableGrid
 from vision.scenes import rendered
 
@@ -29,7 +29,7 @@ def shaded_table(lamp_towards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     body = light.bodies(PIECES, (), GRID, OVERHEAD)
     shadow = np.zeros((GRID.height, GRID.width), np.uint8)
     for p in PIECES:
-        poly = GRID.to_px(light.shadow_polygon(model_points_3d(p)[0], lamp_towards))
+        poly = GRID.to_px(light.shadow_polygon(piece_vertices(p), lamp_towards))
         cv2.fillConvexPoly(shadow, np.round(poly * 16).astype(np.int32), 1, cv2.LINE_8, 4)
     lum = np.where(shadow > 0, -0.6, 0.0).astype(np.float32)
     lum += np.random.default_rng(1).normal(0, 0.05, lum.shape).astype(np.float32)   # the table's noise
@@ -99,7 +99,7 @@ def test_the_drawing_outlines_each_shadow_the_lamp_casts():
     drawn, plain = annotate(r.image, d), annotate(r.image, with_field(d, lamp=None))
     view = d.registration.view
     upright = next(p for p in d.state.pieces if p.center is not None)
-    shadow = light.shadow_polygon(model_points_3d(upright)[0], d.lamp.towards)
+    shadow = light.shadow_polygon(piece_vertices(upright), d.lamp.towards)
     tip = shadow[np.argmax((shadow - upright.center) @ d.lamp.shadow_direction)]   # its apex's shadow
     x, y = np.round(view.project(np.array([tip]))[0]).astype(int)
     assert (drawn[y - 1:y + 2, x - 1:x + 2] != plain[y - 1:y + 2, x - 1:x + 2]).any()

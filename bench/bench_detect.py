@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from domain import Color
+from vision.blob_fits import fit_blobs
 from vision.evaluate import CoinScore, Score
 from vision.pipeline import Detector
 from vision.scenes import BARE_BULB_MM, rendered
@@ -94,7 +95,7 @@ def main() -> None:
         camera = np.asarray(reg.view.position, float)
         fit_cpu.setdefault("blobs", []).append(fastest_ms(lambda: detector._blobs(fg), clock=time.process_time))
         fit_cpu.setdefault("model fits", []).append(
-            fastest_ms(lambda: detector._fit(found, camera), clock=time.process_time))
+            fastest_ms(lambda: fit_blobs(found, detector.grid, camera), clock=time.process_time))
         buf = np.frombuffer(r.jpeg, np.uint8)
         decode.append(fastest_ms(lambda: cv2.imdecode(buf, cv2.IMREAD_COLOR)))
     print(f"held-out renders: {len(SEEDS)} (red, yellow, green, blue), intrinsics given")

@@ -38,7 +38,8 @@ from domain import Coin, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
-from vision import colour_reading, heading, light, memory, segment_kernels
+from vision import colour_reading, light, memory, segment_kernels
+from vision.blob_fits import fit_blobs, refine_flats
 from vision.faint_faces import faint_faces_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, polygon_centroid, to_piece
@@ -213,7 +214,7 @@ class Detector:
         """The blobs and their fits once the components `changed` have lost pixels: those
         components' blobs cut and fitted again, the others' kept, in the components' order."""
         fresh = self._blobs(fg, changed)
-        fresh_fits = self._fit(fresh, camera)
+        fresh_fits = fit_blobs(fresh, self.grid, camera)
         order = {label: k for k, (label, _) in enumerate(fg.blobs + fg.dark_blobs)}
         kept = [(b, f) for b, f in zip(found, fits) if b.label not in changed]
         merged = sorted(kept + list(zip(fresh, fresh_fits)), key=lambda bf: order[bf[0].label])   # stable
@@ -273,7 +274,7 @@ class Detector:
         with one_opencv_thread:
             found = self._blobs(fg)
             camera = np.asarray(reg.view.position, float)
-            fits = self._fit(found, camera)
+            fits = fit_blobs(found, self.grid, camera)
             t.append(time.perf_counter())
             emap = edges.edge_map(fg.table, self.grid, [])   # one a picture, filled box by box as the readings ask
             memo: dict = {}   # each blob's own decisions, one a picture
@@ -309,46 +310,6 @@ class Detector:
                                             memo)
         return lamp, state, piece_fits
 
-    def _fit(self, found: list[_Blob], camera: np.ndarray) -> list[list[fitting.Fit]]:
-        res = self.grid.res
-        per_blob: list[list[fitting.Fit]] = [[] for _ in found]
-        if not found:
-            return per_blob
-        origins = np.array([self.grid.corner_mm(b.origin_px) for b in found])
-        outline_pts, outline_open = fitting.outline_points([b.part.outline for b in found],
-                                                           [b.part.undecided for b in found], origins, res)
-        tried = fitting.initial_hypotheses(outline_pts, [b.area_mm2 for b in found], camera,
-                                           [decide.metallic(b.observed) for b in found])
-        hyps: list[fitting.Hypothesis] = []
-        starts: list[np.ndarray] = []
-        points, open_sides, offsets = [], [], []
-        for i, b in enumerate(found):
-            h, s = decide.next_upright_size(*tried[i])
-            hyps += h
-            starts += s
-            points += [outline_pts[i]] * len(h)
-            offsets += [b.part.edge_offset * res] * len(h)
-            open_sides += [outline_open[i]] * len(h)
-        if not hyps:
-            return per_blob
-        open_sides = np.array(open_sides)
-        params, r = fitting.gauss_newton(hyps, np.array(starts), np.array(points), open_sides, camera,
-                                         np.array(offsets)[:, None])
-        rms = fitting.robust_rms(r, open_sides)
-        polys = fitting.outline_polygons(hyps, params, camera)
-        rim = fitting.perimeter_points(polys)
-        blob_of = np.array([h.blob for h in hyps])
-        # the silhouette must lie on the outline as well as the outline on it
-        outlines = [o + (b.part.outline + 0.5) * res for o, b in zip(origins, found)]
-        both = 0.5 * (rms + fitting.reverse_rms(rim, blob_of, outlines, np.array([b.part.edge_offset * res for b in found]),
-                                                [b.part.undecided for b in found], origins, res))
-        ious, drawn = fitting.silhouette_ious(hyps, params, polys, blob_of, [b.part.mask for b in found],
-                                              [b.part.undecided for b in found], origins, res)
-        for k, h in enumerate(hyps):
-            kept = (polys[k], (origins[h.blob], drawn[k])) if h.kind != COIN else (None, None)
-            per_blob[h.blob].append(fitting.Fit(h, params[k], float(both[k]), float(ious[k]), *kept))
-        return per_blob
-
     def _checked(self, b: _Blob, options: list[fitting.Fit], camera: np.ndarray,
                  direction: np.ndarray | None) -> tuple[_Blob, fitting.Fit, float] | None:
         """A blob's winning fit by the checks that look at it alone (vision.decide,
@@ -370,29 +331,6 @@ class Detector:
         if best.hypothesis.kind == COIN:   # the other metal is a rival too
             gap = min(gap, coin_rules.metal_margin(best, options, b))
         return b, best, gap
-
-    def _refine_flats(self, chosen: list, camera: np.ndarray, direction: np.ndarray | None) -> list:
-        """Flat pieces' poses refit to their blobs' contours with the side where the camera sees
-        a lateral face open and shade in their shadow's way discounted (vision.heading)."""
-        flat = [k for k, (_, best, _) in enumerate(chosen) if best.hypothesis.kind == FLAT]
-        if not flat:
-            return chosen
-        res = self.grid.res
-        blobs = [chosen[k][0] for k in flat]
-        fits = [chosen[k][1] for k in flat]
-        origins = np.array([self.grid.corner_mm(b.origin_px) for b in blobs])
-        pts, open_side = fitting.outline_points([b.part.contour for b in blobs], [b.part.undecided for b in blobs],
-                                                origins, res, heading.POINTS)
-        # which outline points are darker than the bare table (shadow?)
-        ij = np.round((pts - origins[:, None]) / res - 0.5).astype(int)
-        dark = fitting.box_lookup([b.lum for b in blobs], np.arange(len(blobs))[:, None], ij[..., 0], ij[..., 1]) \
-            < shadows.SHADE_LOG
-        params = heading.refine([f.hypothesis.size for f in fits], np.array([f.params for f in fits]), camera,
-                                pts, open_side, np.array([b.part.edge_offset * res for b in blobs]), direction, dark)
-        out = list(chosen)
-        for k, f, p in zip(flat, fits, params):
-            out[k] = (chosen[k][0], fitting.Fit(f.hypothesis, p, f.rms, f.iou), chosen[k][2])
-        return out
 
     def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
                lum: np.ndarray, table_bgr: np.ndarray, prior: np.ndarray,
@@ -434,7 +372,7 @@ class Detector:
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
         chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera), self.grid, direction)
         chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
-        chosen = self._refine_flats(chosen, camera, direction)
+        chosen = refine_flats(chosen, self.grid, camera, direction)
         chosen = edges.with_edges(chosen, emap, camera)
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))

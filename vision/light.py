@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from domain import Coin, Piece
+from vision import light_kernels as kernels
 from vision.geometry import piece_params, piece_vertices, silhouette
 from vision.medians import median
 from vision.rectify import TableGrid
@@ -97,13 +98,21 @@ def shadow_polygon(vertices: np.ndarray, lamp_towards: np.ndarray) -> np.ndarray
     return cv2.convexHull(shifted.astype(np.float32))[:, 0].astype(float)
 
 
-def bodies(pieces: Sequence[Piece], coins: Sequence[Coin], grid: TableGrid, camera: np.ndarray) -> np.ndarray:
-    """Where the pieces and coins read are, as the camera sees them (uint8 0/1 on the
-    grid), BODY_RIM_PX around."""
-    out = np.zeros((grid.height, grid.width), np.uint8)
+def outlines(pieces: Sequence[Piece], grid: TableGrid, camera: np.ndarray) -> list[np.ndarray]:
+    """Each piece's silhouette as the camera at `camera` sees it (grid pixels, convex)."""
+    out = []
     for p in pieces:
         kind, params = piece_params(p)
-        _fill(out, grid.to_px(silhouette(kind, p.size, params, camera)))
+        out.append(grid.to_px(silhouette(kind, p.size, params, camera)))
+    return out
+
+
+def bodies(pieces_px: Sequence[np.ndarray], coins: Sequence[Coin], grid: TableGrid) -> np.ndarray:
+    """Where the pieces (their `outlines`) and coins read are (uint8 0/1 on the grid),
+    BODY_RIM_PX around."""
+    out = np.zeros((grid.height, grid.width), np.uint8)
+    for outline in pieces_px:
+        _fill(out, outline)
     for c in coins:
         centre = grid.to_px(np.array([c.center]))[0]
         cv2.circle(out, tuple(int(v) for v in np.round(centre * 16)), int(round(c.kind.diameter / 2 / grid.res * 16)),
@@ -166,17 +175,15 @@ def find_lamp(pieces: Sequence[Piece], body: np.ndarray, lum: np.ndarray, usable
     return Lamp(towards(azimuth, elevation), float(score))
 
 
-def cast_shadows(pieces: Sequence[Piece], lamp: Lamp, body: np.ndarray, lum: np.ndarray, hue: np.ndarray,
-                 usable: np.ndarray, grid: TableGrid, camera: np.ndarray) -> np.ndarray:
-    """The pixels (bool, grid) in the shadows `lamp` casts of `pieces`, off every body
-    (`body`: bodies()), darker than the bare table and plain, or tinted with the caster's
+def cast_shadows(pieces: Sequence[Piece], pieces_px: Sequence[np.ndarray], lamp: Lamp, body: np.ndarray,
+                 lum: np.ndarray, hue: np.ndarray, usable: np.ndarray, grid: TableGrid) -> np.ndarray:
+    """The pixels (bool, grid) in the shadows `lamp` casts of `pieces` (`pieces_px`: their
+    `outlines`), off every body (`body`: bodies()), darker than the bare table and plain, or tinted with the caster's
     hue (PLAIN_CHROMA, SAME_HUE_COS; `lum`, `hue`: the grey and hue parts of the
     picture's log ratio to the bare table)."""
     out = np.zeros(body.shape, bool)
-    for p in pieces:
-        kind, params = piece_params(p)
+    for p, own in zip(pieces, pieces_px):
         shadow = grid.to_px(shadow_polygon(piece_vertices(p), lamp.towards))
-        own = grid.to_px(silhouette(kind, p.size, params, camera))
         both = np.vstack([shadow, own])
         x0, y0 = np.maximum(np.floor(both.min(axis=0)).astype(int) - 1, 0)
         x1, y1 = np.minimum(np.ceil(both.max(axis=0)).astype(int) + 2, (grid.width, grid.height))
@@ -188,16 +195,11 @@ def cast_shadows(pieces: Sequence[Piece], lamp: Lamp, body: np.ndarray, lum: np.
         _fill(drawn, own - origin)
         h = hue[window]
         inside = h[drawn > 0]
-        caster = np.array([median(inside[:, 0]), median(inside[:, 1])]) if len(inside) else np.zeros(2, np.float32)
+        caster = np.array([median(inside[:, 0]), median(inside[:, 1])]) if len(inside) else np.zeros(2)
         drawn[:] = 0
         _fill(drawn, shadow - origin)
-        rows, cols = np.nonzero((drawn > 0) & (body[window] == 0) & usable[window])   # the shadow, off bodies
-        hs = h[rows, cols]
-        chroma = np.hypot(hs[:, 0], hs[:, 1])
-        same = hs @ caster > SAME_HUE_COS * chroma * float(np.hypot(*caster))
-        plain = (chroma < PLAIN_CHROMA) & (lum[window][rows, cols] < 0)
-        keep = plain | same
-        out[rows[keep] + y0, cols[keep] + x0] = True
+        kernels.take_out_window(drawn, body[window], usable[window], h, lum[window], caster, PLAIN_CHROMA,
+                                SAME_HUE_COS, out[window])
     return out
 
 

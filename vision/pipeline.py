@@ -296,13 +296,15 @@ class Detector:
         blobs that lost pixels read again, with the lamp's shadow direction,
         SHADOW_READINGS times (vision.light). Not under a hand, whose shadow no piece
         explains and whose fingers read as pieces."""
-        body = light.bodies(state.pieces, state.coins, self.grid, camera)
+        seen = light.outlines(state.pieces, self.grid, camera)
+        body = light.bodies(seen, state.coins, self.grid)
         usable = self._usable > 0
         lamp = None if self._hand_over(fg) else light.find_lamp(state.pieces, body, fg.lum, usable, self.grid)
         for reading in range(SHADOW_READINGS if lamp is not None else 0):
             if reading:
-                body = light.bodies(state.pieces, state.coins, self.grid, camera)
-            changed = fg.take_out(light.cast_shadows(state.pieces, lamp, body, fg.lum, fg.hue, usable, self.grid, camera))
+                seen = light.outlines(state.pieces, self.grid, camera)
+                body = light.bodies(seen, state.coins, self.grid)
+            changed = fg.take_out(light.cast_shadows(state.pieces, seen, lamp, body, fg.lum, fg.hue, usable, self.grid))
             if not changed:
                 break
             found, fits = self._read_again(fg, changed, found, fits, camera)

@@ -26,7 +26,7 @@ PIECES = [Piece.upright("", "red", size, (x, y), angle, 1.0)
 def shaded_table(lamp_towards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The darkening (log) of a table whose pieces cast hard shadows under a far lamp,
     and the pieces' bodies."""
-    body = light.bodies(PIECES, (), GRID, OVERHEAD)
+    body = light.bodies(light.outlines(PIECES, GRID, OVERHEAD), (), GRID)
     shadow = np.zeros((GRID.height, GRID.width), np.uint8)
     for p in PIECES:
         poly = GRID.to_px(light.shadow_polygon(piece_vertices(p), lamp_towards))
@@ -47,7 +47,7 @@ def test_the_lamp_is_found_from_the_shade_beside_the_pieces(azimuth, elevation):
 
 def test_no_pieces_or_no_shade_no_lamp():
     flat = np.zeros((GRID.height, GRID.width), np.float32)
-    body = light.bodies(PIECES, (), GRID, OVERHEAD)
+    body = light.bodies(light.outlines(PIECES, GRID, OVERHEAD), (), GRID)
     assert light.find_lamp([], body, flat, np.ones(flat.shape, bool), GRID) is None
     assert light.find_lamp(PIECES, body, flat, np.ones(flat.shape, bool), GRID) is None
 
@@ -55,7 +55,7 @@ def test_no_pieces_or_no_shade_no_lamp():
 def test_a_shadow_is_taken_out_but_not_another_piece_or_clear_plastic_in_it():
     towards = light.towards(0.0, np.radians(45.0))        # shadows fall towards -x
     red = Piece.upright("", "red", Size.LARGE, (300.0, 250.0), 0.0, 1.0)
-    body = light.bodies([red], (), GRID, OVERHEAD)
+    body = light.bodies(light.outlines([red], GRID, OVERHEAD), (), GRID)
     lum = np.zeros((GRID.height, GRID.width), np.float32)
     hue = np.zeros((GRID.height, GRID.width, 2), np.float32)
     red_hue, blue_hue = np.array([0.6, 0.1]), np.array([-0.5, 0.4])
@@ -65,7 +65,8 @@ def test_a_shadow_is_taken_out_but_not_another_piece_or_clear_plastic_in_it():
     hue[row - 3:row + 4, col - 28:col - 22] = 0.5 * red_hue              # its tinted shadow
     hue[row - 3:row + 4, col - 40:col - 34] = blue_hue                   # a blue piece standing in it
     lum[row - 3:row + 4, col - 21:col - 17] = 0.2                        # clear plastic glinting in it
-    cut = light.cast_shadows([red], light.Lamp(towards, 1.0), body, lum, hue, np.ones(lum.shape, bool), GRID, OVERHEAD)
+    cut = light.cast_shadows([red], light.outlines([red], GRID, OVERHEAD), light.Lamp(towards, 1.0), body, lum, hue,
+                             np.ones(lum.shape, bool), GRID)
     assert cut[row, col - 25] and cut[row + 5, col - 25]                 # tinted, and plain dark
     assert not cut[row, col - 37] and not cut[row, col - 19]             # the blue piece, the clear one
     assert not (cut & (body > 0)).any() and not cut[:, col + 20:].any()  # nor the caster, nor its lit side

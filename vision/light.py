@@ -178,9 +178,10 @@ def find_lamp(pieces: Sequence[Piece], body: np.ndarray, lum: np.ndarray, usable
 def cast_shadows(pieces: Sequence[Piece], pieces_px: Sequence[np.ndarray], lamp: Lamp, body: np.ndarray,
                  lum: np.ndarray, hue: np.ndarray, usable: np.ndarray, grid: TableGrid) -> np.ndarray:
     """The pixels (bool, grid) in the shadows `lamp` casts of `pieces` (`pieces_px`: their
-    `outlines`), off every body (`body`: bodies()), darker than the bare table and plain, or tinted with the caster's
-    hue (PLAIN_CHROMA, SAME_HUE_COS; `lum`, `hue`: the grey and hue parts of the
-    picture's log ratio to the bare table)."""
+    `outlines`), off every body (`body`: bodies()), darker than the bare table and plain,
+    or tinted with the caster's hue (PLAIN_CHROMA, SAME_HUE_COS; `lum`, `hue`: the grey
+    and hue parts of the picture's log ratio to the bare table). Compiled per piece
+    (vision.light_kernels)."""
     out = np.zeros(body.shape, bool)
     for p, own in zip(pieces, pieces_px):
         shadow = grid.to_px(shadow_polygon(piece_vertices(p), lamp.towards))

@@ -104,3 +104,28 @@ def test_the_drawing_outlines_each_shadow_the_lamp_casts():
     tip = shadow[np.argmax((shadow - upright.center) @ d.lamp.shadow_direction)]   # its apex's shadow
     x, y = np.round(view.project(np.array([tip]))[0]).astype(int)
     assert (drawn[y - 1:y + 2, x - 1:x + 2] != plain[y - 1:y + 2, x - 1:x + 2]).any()
+
+
+def test_the_compiled_shadow_test_takes_out_what_the_numpy_expressions_did():
+    """vision.light_kernels.take_out_window against the numpy it replaced, on random
+    windows with hues near the caster's cosine and chromas near PLAIN_CHROMA."""
+    from vision.light_kernels import take_out_window
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        shape = tuple(rng.integers(5, 40, 2))
+        shadow = (rng.random(shape) < 0.6).astype(np.uint8)
+        body = (rng.random(shape) < 0.2).astype(np.uint8)
+        usable = rng.random(shape) < 0.9
+        hue = rng.normal(0, 0.2, shape + (2,)).astype(np.float32)
+        lum = rng.normal(-0.1, 0.2, shape).astype(np.float32)
+        caster = np.array([rng.normal(0, 0.5), rng.normal(0, 0.5)])
+        rows, cols = np.nonzero((shadow > 0) & (body == 0) & usable)
+        hs = hue[rows, cols]
+        chroma = np.hypot(hs[:, 0], hs[:, 1])
+        same = hs @ caster > light.SAME_HUE_COS * chroma * float(np.hypot(*caster))
+        plain = (chroma < light.PLAIN_CHROMA) & (lum[rows, cols] < 0)
+        expected = np.zeros(shape, bool)
+        expected[rows[plain | same], cols[plain | same]] = True
+        got = np.zeros(shape, bool)
+        take_out_window(shadow, body, usable, hue, lum, caster, light.PLAIN_CHROMA, light.SAME_HUE_COS, got)
+        assert np.array_equal(got, expected)

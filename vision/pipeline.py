@@ -228,8 +228,7 @@ class Detector:
         """Is a hand or an arm over the table? (Only blobs whose boxes could hold one are
         looked at.)"""
         big = [(label, box) for label, box in fg.blobs + fg.dark_blobs if box[2] * box[3] * self.grid.res ** 2 > HAND_MM2]
-        return any(self._is_hand((fg.labels[box[1]:box[1] + box[3], box[0]:box[0] + box[2]] == label).astype(np.uint8), box)
-                   for label, box in big)
+        return any(self._is_hand(*blob_mask(fg, label, box, 0)) for label, box in big)
 
     def _reaches_view_edge(self, mask: np.ndarray, box: tuple[int, int, int, int]) -> bool:
         """Does a blob (its mask in `box`) touch the grid's border or what the camera does not see?"""

@@ -147,6 +147,11 @@ class CoinKind(str, Enum):
     def diameter(self) -> float:
         return {"penny": 19.05, "nickel": 21.21}[self.value]
 
+    @property
+    def thickness(self) -> float:
+        """mm (the US Mint's figures): a camera sees the top face this far up."""
+        return {"penny": 1.52, "nickel": 1.95}[self.value]
+
 
 def norm_angle(deg: float, period: float = 360.0) -> float:
     """Fold an angle into [0, period).

@@ -369,6 +369,7 @@ class Detector:
             memo[keys[k]] = (chosen[k], stepped)
         chosen = [memo[key][1] for key in keys]
         chosen = [(b, faint_faces_decide(best, b, self.grid, camera, emap), gap) for b, best, gap in chosen]
+        chosen = [coin_rules.rim_decide(c, emap, self.grid) for c in chosen]
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
         chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera), self.grid, direction)
@@ -389,7 +390,7 @@ class Detector:
                 cid = f"c{len(coins) + 1}"
                 conf = min(float(np.clip((best.iou - decide.IOU_MIN) / (0.9 - decide.IOU_MIN), 0, 1)),
                            float(np.clip(gap / COST_GAP_CONFIDENT, 0, 1)))
-                coins.append(Coin(cid, h.coin, (float(best.params[0]), float(best.params[1])), conf))  # type: ignore[arg-type]
+                coins.append(Coin(cid, h.coin, coin_rules.on_table(best.params, h.coin, camera), conf))  # type: ignore[arg-type]
                 decided.append(PieceFit(cid, h.coin.value, best, 0.0, conf, gap))  # type: ignore[union-attr]
                 continue
             if b.dark and looks == "clear":

@@ -111,4 +111,6 @@ def test_spike_coins_found_and_their_metal_read():
     # 2026-11-28): three pennies of 7929 under a light that mirrored them nearly as a
     # nickel's grey; all since
     assert s.kind_rate >= 0.85, s.mistakes
-    assert s.percentile_centre(50) <= 1.0 and s.percentile_centre(95) <= 2.0, s.centre_err
+    # 0.17 and 0.47 mm since a coin's centre is taken back from its top face's lift
+    # (vision.coins.on_table; 0.5 mm median before, on all 60 coin seeds)
+    assert s.percentile_centre(50) <= 0.35 and s.percentile_centre(95) <= 1.0, s.centre_err

@@ -62,7 +62,6 @@ METALS = {
     CoinKind.PENNY: Metal((0.70, 0.42, 0.28), 0.30),   # worn, browned copper plating
     CoinKind.NICKEL: Metal((0.60, 0.58, 0.55), 0.27),  # cupronickel
 }
-COIN_THICKNESS = {CoinKind.PENNY: 1.52, CoinKind.NICKEL: 1.95}
 
 
 def schlick(cos_theta: np.ndarray, f0) -> np.ndarray:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.render import surfaces
-from vision.render.materials import COIN_THICKNESS, METALS, PLASTICS, Metal, Plastic, kelvin_rgb
+from vision.render.materials import METALS, PLASTICS, Metal, Plastic, kelvin_rgb
 from vision.render.scene import Hand, SceneSpec, nest_sizes
 from vision.render.shapes import Capsule, Convex, Cylinder, shell
 
@@ -178,7 +178,7 @@ def build_world(spec: SceneSpec) -> World:
         shells += sh
         solids += so
     for coin in spec.coins:
-        cyl = Cylinder((coin.center[0], coin.center[1], 0.0), coin.kind.diameter / 2, COIN_THICKNESS[coin.kind])
+        cyl = Cylinder((coin.center[0], coin.center[1], 0.0), coin.kind.diameter / 2, coin.kind.thickness)
         n = 24
         circle = np.array([[coin.center[0] + cyl.radius * math.cos(2 * math.pi * i / n),
                             coin.center[1] + cyl.radius * math.sin(2 * math.pi * i / n)] for i in range(n)])

@@ -13,6 +13,8 @@ same path-traced light developed as another renderer or camera might (`_developm
 Blender's AgX view transform, other exposures, defocus, a lower JPEG quality): the
 picture's pipeline is as much the outside renderer's unknown as its light transport.
 And lit otherwise (`render.relit`: softboxes, a sun, a bare bulb), each a path tracing of its own.
+Last, Spike's coins among the pieces, path traced as measured metals
+($PYRAMID_PBR_COIN_SEEDS, default 7900-7911: 2-4 coins a table).
 """
 
 import os
@@ -24,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from domain import InputError, TableState  # noqa: E402
 from referee.warpships.colony import GAME_COLOURS  # noqa: E402
-from vision.evaluate import Score  # noqa: E402
+from vision.evaluate import CoinScore, Score  # noqa: E402
 from vision.pipeline import Detector  # noqa: E402
 from vision.scenes import rendered  # noqa: E402
 
@@ -124,6 +126,24 @@ def main() -> None:
     _print_variant(pbr, seeds, f"each lamp a softbox ({pbr.SOFTBOX_RADIUS_MM:.0f} mm disc)", lighting="softbox")
     _print_variant(pbr, seeds, "one sun (parallel light, hard shadows)", lighting="sun")
     _print_variant(pbr, seeds, f"one bare bulb ({pbr.BULB_RADIUS_MM:.0f} mm) in a room of its colour", lighting="bulb")
+    sys.stdout.flush()
+    _print_coins(pbr, _seeds("PYRAMID_PBR_COIN_SEEDS", "7900-7911"))
+
+
+def _print_coins(pbr, seeds: list[int]) -> None:
+    """Spike's coins (pennies and nickels, worn copper and nickel) among the pieces."""
+    coins, pieces, missed = CoinScore(), Score(), []
+    for seed in seeds:
+        r, _ = pbr.render_seed(seed, coins=(2, 4))
+        state = _detect(r, seed, missed)
+        coins.add(r.truth, state, str(seed))
+        pieces.add(r.truth, state, str(seed))
+    print(f"\nSpike's coins among the pieces, path traced ({len(seeds)} scenes, seeds {seeds[0]}-{seeds[-1]}): "
+          + coins.summary() + "\n  the pieces: " + "; ".join(pieces.summary().split("\n")[:2]))
+    for m in coins.mistakes:
+        print("  ", m)
+    for f in missed:
+        print(f"  registration failed, every piece counted missed: {f}")
 
 
 def _print_variant(pbr, seeds: list[int], label: str, **render) -> None:

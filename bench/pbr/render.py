@@ -7,7 +7,7 @@ interfaces, `thin` (reflect, pass light unbent) or `thick` (refract, n = 1.49), 
 WALLS. Glints, internal reflections and the tinted light under the pieces follow.
 Lamps are discs glowing downwards (seen from above, where the camera is, they are
 neither bright nor in the way: the specs put some between the camera and the table),
-the room a uniform sky; varnished wood is a rough dielectric
+the room a uniform sky, coins worn measured metals (copper, nickel); varnished wood is a rough dielectric
 coating over the grain (`roughplastic`), cloth, felt and paper are Lambertian.
 
 The camera: a pinhole film slightly larger than the picture, resampled through the
@@ -32,6 +32,7 @@ import numpy as np
 
 from bench.pbr import scene as S
 from calibration.srgb import encode
+from domain import CoinKind
 from vision.render import random_scene
 from vision.render.materials import IOR_PLASTIC, kelvin_rgb
 from vision.render.render import Rendered
@@ -52,6 +53,14 @@ EXPOSURE_LEVEL = 0.92        # ...at this linear level
 SHOT_NOISE = 0.012      # relative photon noise at full scale
 READ_NOISE = 1.0 / 255  # read noise, linear full scale
 JPEG_QUALITY = 90
+# Spike's coins: Mitsuba's measured conductors (copper for the penny's plating; nickel for
+# the nickel's cupronickel, 75 % copper but as grey as nickel), worn to a soft sheen
+# (GGX roughness). Tables without coins render as before (the cache keys on the spec).
+# Circulated coins are worn and tarnished: each coin's roughness (GGX alpha) and the share
+# of the metal's reflectance its tarnish leaves are drawn from these ranges, by its place.
+METAL = {CoinKind.PENNY: "Cu", CoinKind.NICKEL: "Ni_palik"}
+COIN_ROUGHNESS = (0.2, 0.5)
+COIN_TARNISH = {CoinKind.PENNY: (0.35, 0.9), CoinKind.NICKEL: (0.6, 1.0)}
 # How a wall surface passes light. "thin" (default): a Fresnel interface that reflects
 # but does not bend what it lets through (Mitsuba's thindielectric, whose light the
 # path tracer's shadow rays can follow), so the table under and behind a piece gets
@@ -143,6 +152,14 @@ def _plastic(mi, m: S.Mesh) -> dict:
     return {"bsdf": mi.load_dict(bsdf), "interior": medium}
 
 
+def _metal(mi, c: S.CoinMesh) -> dict:
+    """A coin's worn metal (METAL, COIN_ROUGHNESS, COIN_TARNISH), drawn from its place."""
+    rng = np.random.default_rng(np.round(c.vertices[-1, :2] * 1000).astype(np.int64) % 2 ** 31)
+    return {"type": "roughconductor", "distribution": "ggx", "material": METAL[c.kind],
+            "alpha": float(rng.uniform(*COIN_ROUGHNESS)),
+            "specular_reflectance": {"type": "rgb", "value": [float(rng.uniform(*COIN_TARNISH[c.kind]))] * 3}}
+
+
 def mitsuba_scene(spec: SceneSpec, fl: S.Film, spp: int = SPP):
     """The Mitsuba scene object of `spec` seen through film `fl`."""
     mi = _mi()
@@ -178,6 +195,8 @@ def mitsuba_scene(spec: SceneSpec, fl: S.Film, spp: int = SPP):
     for k, m in enumerate(S.piece_meshes(spec)):
         props = _plastic(mi, m)
         sc[f"piece{k}"] = _mesh(mi, f"piece{k}", m.vertices, m.faces, **props)
+    for k, c in enumerate(S.coin_meshes(spec)):
+        sc[f"coin{k}"] = _mesh(mi, f"coin{k}", c.vertices, c.faces, bsdf=mi.load_dict(_metal(mi, c)))
     for k, lamp in enumerate(S.lamps(spec)):
         # Mitsuba's disk: unit radius in the xy plane, emitting along +z; turned face down
         sc[f"lamp{k}"] = {"type": "disk",

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from domain import CoinKind
 from vision.render import surfaces
 from vision.render.materials import kelvin_rgb
 from vision.render.scene import IMAGE_SIZE, SceneSpec
@@ -131,6 +132,46 @@ def piece_meshes(spec: SceneSpec) -> list[Mesh]:
     for s in world.solids:
         if s.kind == "plastic":
             out.append(Mesh(s.shape.vertices + lift, SOLID_FACES.copy(), None, np.zeros(3), np.asarray(s.albedo)))
+    return out
+
+
+# Segments of a coin's round edge: its outline within 0.03 mm of the circle.
+COIN_SEGMENTS = 96
+
+
+@dataclass(frozen=True)
+class CoinMesh:
+    vertices: np.ndarray     # V×3, table mm
+    faces: np.ndarray        # F×3, counter-clockwise seen from outside
+    kind: CoinKind
+
+
+def coin_meshes(spec: SceneSpec) -> list[CoinMesh]:
+    """Spike's coins as closed discs of their true diameter and thickness (the US Mint's;
+    domain.CoinKind), their faces plain (no relief).
+
+    >>> from vision.render import random_scene
+    >>> coins = coin_meshes(random_scene(7900, coins=(2, 4)))
+    >>> len(coins) >= 2 and all(signed_volume(c.vertices, c.faces) > 0 for c in coins)
+    True
+    """
+    n = COIN_SEGMENTS
+    a = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
+    k = np.arange(n)
+    ring = np.column_stack([np.cos(a), np.sin(a)])
+    top_centre, bottom_centre = 2 * n, 2 * n + 1
+    faces = np.concatenate([
+        np.column_stack([k, (k + 1) % n, n + k]),                   # the edge: bottom ring 0..n-1,
+        np.column_stack([(k + 1) % n, n + (k + 1) % n, n + k]),     # top ring n..2n-1
+        np.column_stack([np.full(n, top_centre), n + k, n + (k + 1) % n]),
+        np.column_stack([np.full(n, bottom_centre), (k + 1) % n, k])])
+    out = []
+    for coin in spec.coins:
+        r, t = coin.kind.diameter / 2, coin.kind.thickness
+        xy = np.asarray(coin.center, float) + r * ring
+        vertices = np.vstack([np.column_stack([xy, np.full(n, LIFT_MM)]), np.column_stack([xy, np.full(n, LIFT_MM + t)]),
+                              [*coin.center, LIFT_MM + t], [*coin.center, LIFT_MM]])
+        out.append(CoinMesh(vertices, faces.copy(), coin.kind))
     return out
 
 

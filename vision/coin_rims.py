@@ -10,12 +10,16 @@ from its centre mid-side and 13.4 mm at a corner) and turn along its ridges.
 `find_rim` measures that circle on the picture's edge map (vision.edges.EdgeMap): along
 RIM_ANGLES rays from a starting centre, the radius where the step across the ray is
 strongest; a circle fitted to those points (least squares), and again from its centre.
+`rim_starts` proposes centres over a whole table: each pixel stepping at least
+VOTE_STEP votes for the two points a coin's radius away across its step (a Hough
+transform for circles of one radius), and the places most voted for are tried.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from vision.compiled import jit
@@ -25,6 +29,16 @@ from vision.rectify import TableGrid
 # coins (9.5 and 10.6 mm) by a few mm either way, so a start a few mm off still sees the rim.
 RIM_ANGLES = 72
 RIM_RADII_MM = np.arange(6.0, 15.01, 0.5)
+
+# `rim_starts`: the radius voted at (between a penny's 9.5 and a nickel's 10.6 mm: the
+# votes are blurred by a pixel), the least step that votes (the trace of the edge map's
+# structure tensor; bare cloth and felt step less than this at half their pixels), the
+# least votes (blurred) a start needs (a clean rim of 60-66 pixels gets 10-17, a faint
+# one 4-8) and how far apart starts are (mm).
+VOTE_RADIUS_MM = 10.1
+VOTE_STEP = 0.004
+VOTES_MIN = 4.0
+STARTS_APART_MM = 9.0
 
 _ANGLES = np.linspace(0.0, 2.0 * np.pi, RIM_ANGLES, endpoint=False)
 _COS, _SIN = np.cos(_ANGLES), np.sin(_ANGLES)
@@ -106,3 +120,65 @@ def find_rim(tensor: np.ndarray, grid: TableGrid, centre_mm: np.ndarray) -> Rim:
     cx, cy = _rim_pass(tensor, cx, cy, radii, _COS, _SIN)[:2]
     cx, cy, radius, spread, share = _rim_pass(tensor, cx, cy, radii, _COS, _SIN)
     return Rim(grid.to_mm(np.array([cx, cy])), radius * grid.res, spread * grid.res, share)
+
+
+@jit()
+def _votes(tensor, usable, radius, least, votes):
+    """Each usable pixel whose step (trace of the structure tensor) is at least `least`
+    adds a vote at the two points `radius` (px) away along its step's direction."""
+    height, width = usable.shape
+    for y in range(height):
+        for x in range(width):
+            jxx, jxy, jyy = float(tensor[y, x, 0]), float(tensor[y, x, 1]), float(tensor[y, x, 2])
+            if not usable[y, x] or jxx + jyy < least:
+                continue
+            # the step's direction: the tensor's main axis, at half the angle of
+            # (jxx - jyy, 2 jxy), by the half-angle formulas
+            c2, s2 = jxx - jyy, 2.0 * jxy
+            norm = np.sqrt(c2 * c2 + s2 * s2)
+            if norm == 0.0:
+                continue
+            dx = radius * np.sqrt(max(0.5 * (1.0 + c2 / norm), 0.0))
+            dy = radius * np.sqrt(max(0.5 * (1.0 - c2 / norm), 0.0)) * (1.0 if s2 >= 0.0 else -1.0)
+            for sign in (-1.0, 1.0):
+                col, row = int(np.rint(x + sign * dx)), int(np.rint(y + sign * dy))
+                if 0 <= col < width and 0 <= row < height:
+                    votes[row, col] += 1.0
+
+
+def rim_starts(tensor: np.ndarray, usable: np.ndarray, grid: TableGrid) -> np.ndarray:
+    """Centres (N×2, table mm) where circles of about a coin's radius may lie: the local
+    maxima of the blurred votes (`_votes`) of at least VOTES_MIN, STARTS_APART_MM apart."""
+    votes = np.zeros(usable.shape, np.float32)
+    _votes(tensor if tensor.dtype == np.float32 else tensor.astype(np.float32), usable.view(np.uint8),
+           VOTE_RADIUS_MM / grid.res, VOTE_STEP, votes)
+    votes = cv2.GaussianBlur(votes, (0, 0), 1.0)
+    peaks = _peaks(votes, VOTES_MIN, int(round(STARTS_APART_MM / grid.res / 2)))
+    return grid.to_mm(peaks.astype(float))
+
+
+@jit()
+def _peaks(votes, least, half):
+    """(col, row) of the pixels of at least `least` votes that no pixel within `half`
+    (a square window) outvotes."""
+    height, width = votes.shape
+    out = []
+    for y in range(height):
+        for x in range(width):
+            v = votes[y, x]
+            if v < least:
+                continue
+            top = True
+            for yy in range(max(y - half, 0), min(y + half + 1, height)):
+                for xx in range(max(x - half, 0), min(x + half + 1, width)):
+                    if votes[yy, xx] > v:
+                        top = False
+                        break
+                if not top:
+                    break
+            if top:
+                out.append((x, y))
+    peaks = np.empty((len(out), 2), np.int64)
+    for k in range(len(out)):
+        peaks[k, 0], peaks[k, 1] = out[k]
+    return peaks

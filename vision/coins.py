@@ -12,6 +12,8 @@ Both are decided after the outline fit (vision.fit) has ranked every model of a 
 - `rim_decide`, once the picture's edges are worked out: a coin whose blob takes in its
   shadow fits an upright's outline better than a disc, but the picture's steps around it
   still trace a coin's rim (vision.coin_rims), which no pyramid does.
+- `more_coins`, once a coin is found (Spike is played): coins the segmentation did not
+  cut from the table (a nickel mirroring a dark room on grey cloth) by their rims alone.
 """
 
 from __future__ import annotations
@@ -21,8 +23,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from domain import CoinKind
+from shapely.geometry import Point, Polygon
+
+from domain import TableState
+from vision import colour_reading, edges
 from vision import fit as fitting
-from vision.coin_rims import Rim, find_rim
+from vision.coin_rims import Rim, find_rim, rim_starts
 from vision.decide import IOU_MIN, cost
 from vision.geometry import COIN, UPRIGHT
 from vision.rectify import TableGrid
@@ -189,3 +195,59 @@ def _disc_iou(b: "_Blob", centre_mm: np.ndarray, radius_mm: float, grid: TableGr
     disc = (cols - centre[0]) ** 2 + (rows - centre[1]) ** 2 <= (radius_mm / grid.res) ** 2
     union = np.count_nonzero(disc | mask)
     return np.count_nonzero(disc & mask) / union if union else 0.0
+
+
+# `more_coins`: a rim found over bare table is a coin's unless its disc comes within
+# PIECE_CLEARANCE_MM of a piece's footprint (a piece's own edges and shadow) or within
+# COINS_APART_MM of a coin's centre (two coins' centres are a diameter apart at least).
+# Its colour is read on its disc less RIM_INSET_MM (the rim's blur). Over the path-traced
+# coin tables (7900-7939), our coin renders (7900-7959) and the pyramid tables of A and
+# the 60 path-traced scenes, no such rim was found where no coin lies.
+PIECE_CLEARANCE_MM = 3.0
+COINS_APART_MM = 15.0
+RIM_INSET_MM = 2.0
+
+
+def more_coins(state: TableState, table_bgr: np.ndarray, background_bgr: np.ndarray, paper_log: np.ndarray,
+               usable: np.ndarray, emap: "EdgeMap", grid: TableGrid) -> list[tuple[fitting.Fit, float]]:
+    """Coins by their rims alone (vision.coin_rims.rim_starts, `_clean`) on the usable
+    table (bool, on `grid`) away from the pieces and coins of `state`: each as a coin fit
+    (its rim's centre as seen) and its gap (the other metal's extra cost, mm). `emap` is
+    worked out over the whole table here."""
+    height, width = usable.shape
+    emap = edges.edge_map(table_bgr, grid, [(0, 0, width, height)], emap)
+    pieces = [Polygon(p.footprint()).buffer(PIECE_CLEARANCE_MM) for p in state.pieces]
+    taken = [np.asarray(c.center, float) for c in state.coins]
+    out: list[tuple[fitting.Fit, float]] = []
+    for start in rim_starts(emap.tensor, usable, grid):
+        rim = find_rim(emap.tensor, grid, start)
+        if not _clean(rim) or any(np.hypot(*(rim.centre - c)) < COINS_APART_MM for c in taken):
+            continue
+        disc = Point(*rim.centre).buffer(rim.radius)
+        if any(p.intersects(disc) for p in pieces):
+            continue
+        observed = _disc_colour(table_bgr, background_bgr, paper_log, rim, grid)
+        if observed is None:
+            continue
+        costs = {metal: _metal_cost(metal, observed, rim) for metal in CoinKind}
+        metal = min(costs, key=costs.__getitem__)
+        out.append((fitting.Fit(fitting.Hypothesis(-1, COIN, None, metal), np.array([*rim.centre, 0.0]), rim.spread, 1.0),
+                    max(costs.values()) - costs[metal]))
+        taken.append(rim.centre)
+    return out
+
+
+def _disc_colour(table_bgr: np.ndarray, background_bgr: np.ndarray, paper_log: np.ndarray, rim: Rim,
+                 grid: TableGrid) -> np.ndarray | None:
+    """The median log colour (against the paper) of a rim's disc less RIM_INSET_MM, or
+    None where the disc is not wholly on the picture."""
+    centre = grid.to_px(rim.centre)
+    r = (rim.radius - RIM_INSET_MM) / grid.res
+    x0, y0 = int(np.floor(centre[0] - r)), int(np.floor(centre[1] - r))
+    x1, y1 = int(np.ceil(centre[0] + r)) + 1, int(np.ceil(centre[1] + r)) + 1
+    if x0 < 0 or y0 < 0 or x1 > table_bgr.shape[1] or y1 > table_bgr.shape[0]:
+        return None
+    rows, cols = np.ogrid[y0:y1, x0:x1]
+    inside = (cols - centre[0]) ** 2 + (rows - centre[1]) ** 2 <= r * r
+    crop = np.s_[y0:y1, x0:x1]
+    return colour_reading.readings(table_bgr[crop], background_bgr[crop], inside, paper_log)[1][0]

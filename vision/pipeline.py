@@ -281,6 +281,8 @@ class Detector:
             t.append(time.perf_counter())
             lamp, state, piece_fits = self._without_shadows(fg, found, fits, state, piece_fits, camera, prior, emap,
                                                             memo)
+            if state.coins:   # coins in play: those the segmentation missed, by their rims
+                state, piece_fits = self._with_more_coins(fg, state, piece_fits, emap, camera)
         t.append(time.perf_counter())
         names = ("register", "segment", "fit", "decide", "shadows")
         timings = {n: (b - a) * 1000 for n, a, b in zip(names, t, t[1:])}
@@ -310,6 +312,17 @@ class Detector:
             state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction, emap,
                                             memo)
         return lamp, state, piece_fits
+
+    def _with_more_coins(self, fg: Foreground, state: TableState, piece_fits: list[PieceFit], emap: edges.EdgeMap,
+                         camera: np.ndarray) -> tuple[TableState, list[PieceFit]]:
+        """The state with the coins found by their rims alone (vision.coins.more_coins)."""
+        coins, fits = list(state.coins), list(piece_fits)
+        for fit, gap in coin_rules.more_coins(state, fg.table, fg.background, fg.paper_log, self._usable > 0, emap,
+                                              self.grid):
+            coin, piece_fit = _coin(f"c{len(coins) + 1}", fit, gap, camera)
+            coins.append(coin)
+            fits.append(piece_fit)
+        return replace(state, coins=tuple(coins)), fits
 
     def _checked(self, b: _Blob, options: list[fitting.Fit], camera: np.ndarray,
                  direction: np.ndarray | None) -> tuple[_Blob, fitting.Fit, float] | None:
@@ -386,12 +399,10 @@ class Detector:
         placed = []   # (piece, its fit, colour margin)
         for (b, best, gap), name, looks, margin in zip(chosen, names, plain, margins):
             h = best.hypothesis
-            if h.kind == COIN:   # too few coins rendered to fit a model: the weaker margin
-                cid = f"c{len(coins) + 1}"
-                conf = min(float(np.clip((best.iou - decide.IOU_MIN) / (0.9 - decide.IOU_MIN), 0, 1)),
-                           float(np.clip(gap / COST_GAP_CONFIDENT, 0, 1)))
-                coins.append(Coin(cid, h.coin, coin_rules.on_table(best.params, h.coin, camera), conf))  # type: ignore[arg-type]
-                decided.append(PieceFit(cid, h.coin.value, best, 0.0, conf, gap))  # type: ignore[union-attr]
+            if h.kind == COIN:
+                coin, piece_fit = _coin(f"c{len(coins) + 1}", best, gap, camera)
+                coins.append(coin)
+                decided.append(piece_fit)
                 continue
             if b.dark and looks == "clear":
                 continue   # a dark, hueless blob that looks like table through clear plastic is table
@@ -404,3 +415,14 @@ class Detector:
             pieces.append(replace(piece, id=pid))
             decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap))
         return TableState(tuple(pieces), tuple(coins)), decided
+
+
+def _coin(cid: str, fit: fitting.Fit, gap: float, camera: np.ndarray) -> tuple[Coin, PieceFit]:
+    """A coin fit as reported: where it lies (vision.coins.on_table) and its confidence,
+    the weaker of its outline's cover and its metal's margin (too few coins are rendered
+    to fit a confidence model)."""
+    conf = min(float(np.clip((fit.iou - decide.IOU_MIN) / (0.9 - decide.IOU_MIN), 0, 1)),
+               float(np.clip(gap / COST_GAP_CONFIDENT, 0, 1)))
+    kind = fit.hypothesis.coin
+    return Coin(cid, kind, coin_rules.on_table(fit.params, kind, camera), conf), \
+        PieceFit(cid, kind.value, fit, 0.0, conf, gap)  # type: ignore[arg-type, union-attr]

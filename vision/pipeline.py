@@ -38,7 +38,7 @@ from domain import Coin, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
-from vision import colour_reading, light, memory, segment_kernels
+from vision import colour_reading, hands, light, memory, segment_kernels
 from vision.blob_fits import fit_blobs, refine_flats
 from vision.faint_faces import faint_faces_decide
 from vision.confidence import ConfidenceModel
@@ -54,10 +54,6 @@ from vision.threads import one_opencv_thread
 
 # How much costlier the runner-up (another pose or size) must be for full confidence.
 COST_GAP_CONFIDENT = 0.5
-# A blob bigger than this (mm²) that reaches the edge of the table's view is a hand or an
-# arm (a palm alone is ~85 × 85 mm; an arm comes in from outside the view). One that does
-# not is a cluster of pieces pressed together (a fleet round its home star), read as such.
-HAND_MM2 = 4000.0
 # How many times the pieces' predicted shadows are taken out of the picture and it is
 # read again (vision.light): a piece read wrong before, read right once its shadow is
 # gone, casts the shadow to take out next. Mistakes over our sets and both path-traced
@@ -192,7 +188,7 @@ class Detector:
             if labels is not None and label not in labels:
                 continue
             weak, box = blob_mask(fg, label, box, margin)
-            if self._is_hand(weak, box):
+            if hands.is_hand(weak, box, self.grid.res, self._outside_view):
                 continue  # a hand or an arm over the table, not pieces
             crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
             hue = fg.hue[crop]
@@ -219,25 +215,6 @@ class Detector:
         kept = [(b, f) for b, f in zip(found, fits) if b.label not in changed]
         merged = sorted(kept + list(zip(fresh, fresh_fits)), key=lambda bf: order[bf[0].label])   # stable
         return [b for b, _ in merged], [f for _, f in merged]
-
-    def _is_hand(self, mask: np.ndarray, box: tuple[int, int, int, int]) -> bool:
-        """Is a blob (its mask in `box`) a hand or an arm over the table (HAND_MM2)?"""
-        return np.count_nonzero(mask) * self.grid.res ** 2 > HAND_MM2 and self._reaches_view_edge(mask, box)
-
-    def _hand_over(self, fg: Foreground) -> bool:
-        """Is a hand or an arm over the table? (Only blobs whose boxes could hold one are
-        looked at.)"""
-        big = [(label, box) for label, box in fg.blobs + fg.dark_blobs if box[2] * box[3] * self.grid.res ** 2 > HAND_MM2]
-        return any(self._is_hand(*blob_mask(fg, label, box, 0)) for label, box in big)
-
-    def _reaches_view_edge(self, mask: np.ndarray, box: tuple[int, int, int, int]) -> bool:
-        """Does a blob (its mask in `box`) touch the grid's border or what the camera does not see?"""
-        x, y, w, h = box
-        rows, cols = self._outside_view.shape
-        on_border = (x == 0 and mask[:, 0].any()) or (y == 0 and mask[0].any()) \
-            or (x + w == cols and mask[:, -1].any()) or (y + h == rows and mask[-1].any())
-        grown = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > 0
-        return bool(on_border or np.any(grown & self._outside_view[y:y + h, x:x + w]))
 
     def _best_explained(self, blobs: list[_Blob], readings: list[np.ndarray]) -> list[_Blob]:
         """The blobs, each given (in place) the colour reading that colour_reading.best_readings
@@ -300,7 +277,7 @@ class Detector:
         seen = light.outlines(state.pieces, self.grid, camera)
         body = light.bodies(seen, state.coins, self.grid)
         usable = self._usable > 0
-        lamp = None if self._hand_over(fg) else light.find_lamp(state.pieces, body, fg.lum, usable, self.grid)
+        lamp = None if hands.hand_over(fg, self.grid.res, self._outside_view) else light.find_lamp(state.pieces, body, fg.lum, usable, self.grid)
         for reading in range(SHADOW_READINGS if lamp is not None else 0):
             if reading:
                 seen = light.outlines(state.pieces, self.grid, camera)

@@ -21,11 +21,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from domain import CoinKind
 from shapely.geometry import Point, Polygon
 
-from domain import TableState
+from domain import CoinKind, Size, TableState
 from vision import colour_reading, edges
 from vision import fit as fitting
 from vision.coin_rims import Rim, find_rim, rim_starts
@@ -162,13 +160,14 @@ def _clean(rim: Rim) -> bool:
 
 def rim_decide(chosen: tuple["_Blob", fitting.Fit, float], emap: "EdgeMap",
                grid: TableGrid) -> tuple["_Blob", fitting.Fit, float]:
-    """A blob's decision (blob, winning fit, gap), or a coin where its winner, an upright
-    or a coin, stands on a coin's rim in the picture's edges (RIM_*): centred on the rim,
+    """A blob's decision (blob, winning fit, gap), or a coin where its winner, a small or
+    medium upright (a coin and its shadow: a large one is twice a coin across) or a
+    coin, stands on a coin's rim in the picture's edges (RIM_*): centred on the rim,
     its metal by the blob's tint and the rim's size, its gap how much more the other
     metal would cost (mm, as `metal_margin`). A coin whose blob took in its shadow can fit
     an upright's outline, or the other metal's disc, better than its own."""
     b, best, gap = chosen
-    if best.hypothesis.kind not in (UPRIGHT, COIN):
+    if best.hypothesis.kind not in (UPRIGHT, COIN) or best.hypothesis.size is Size.LARGE:
         return chosen
     rim = find_rim(emap.tensor, grid, best.params[:2])
     if not _clean(rim):

@@ -359,7 +359,11 @@ class Detector:
             memo[keys[k]] = (chosen[k], stepped)
         chosen = [memo[key][1] for key in keys]
         chosen = [(b, faint_faces_decide(best, b, self.grid, camera, emap), gap) for b, best, gap in chosen]
-        chosen = [coin_rules.rim_decide(c, emap, self.grid) for c in chosen]
+        rims = [("rim", id(b), id(best)) for b, best, _ in chosen]   # each blob's winner's rim, once
+        for key, c in zip(rims, chosen):
+            if key not in memo:
+                memo[key] = (c, coin_rules.rim_decide(c, emap, self.grid))
+        chosen = [memo[key][1] for key in rims]
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
         chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera), self.grid, direction)

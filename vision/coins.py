@@ -215,13 +215,17 @@ def more_coins(state: TableState, table_bgr: np.ndarray, background_bgr: np.ndar
     worked out over the whole table here."""
     height, width = usable.shape
     emap = edges.edge_map(table_bgr, grid, [(0, 0, width, height)], emap)
-    pieces = [Polygon(p.footprint()).buffer(PIECE_CLEARANCE_MM) for p in state.pieces]
+    pieces = None   # their footprints, grown: worked out for the first clean rim
     taken = [np.asarray(c.center, float) for c in state.coins]
     out: list[tuple[fitting.Fit, float]] = []
     for start in rim_starts(emap.tensor, usable, grid):
+        if any(np.hypot(*(start - c)) < COINS_APART_MM / 2 for c in taken):
+            continue   # a found coin's own rim
         rim = find_rim(emap.tensor, grid, start)
         if not _clean(rim) or any(np.hypot(*(rim.centre - c)) < COINS_APART_MM for c in taken):
             continue
+        if pieces is None:
+            pieces = [Polygon(p.footprint()).buffer(PIECE_CLEARANCE_MM) for p in state.pieces]
         disc = Point(*rim.centre).buffer(rim.radius)
         if any(p.intersects(disc) for p in pieces):
             continue

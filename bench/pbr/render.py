@@ -152,7 +152,7 @@ def _plastic(mi, m: S.Mesh) -> dict:
     return {"bsdf": mi.load_dict(bsdf), "interior": medium}
 
 
-def _metal(mi, c: S.CoinMesh) -> dict:
+def _metal(c: S.CoinMesh) -> dict:
     """A coin's worn metal (METAL, COIN_ROUGHNESS, COIN_TARNISH), drawn from its place."""
     rng = np.random.default_rng(np.round(c.vertices[-1, :2] * 1000).astype(np.int64) % 2 ** 31)
     return {"type": "roughconductor", "distribution": "ggx", "material": METAL[c.kind],
@@ -196,7 +196,7 @@ def mitsuba_scene(spec: SceneSpec, fl: S.Film, spp: int = SPP):
         props = _plastic(mi, m)
         sc[f"piece{k}"] = _mesh(mi, f"piece{k}", m.vertices, m.faces, **props)
     for k, c in enumerate(S.coin_meshes(spec)):
-        sc[f"coin{k}"] = _mesh(mi, f"coin{k}", c.vertices, c.faces, bsdf=mi.load_dict(_metal(mi, c)))
+        sc[f"coin{k}"] = _mesh(mi, f"coin{k}", c.vertices, c.faces, bsdf=mi.load_dict(_metal(c)))
     for k, lamp in enumerate(S.lamps(spec)):
         # Mitsuba's disk: unit radius in the xy plane, emitting along +z; turned face down
         sc[f"lamp{k}"] = {"type": "disk",

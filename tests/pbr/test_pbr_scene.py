@@ -63,3 +63,31 @@ def test_lamp_disc_gives_the_specs_irradiance_at_one_metre():
         e = math.pi * disc.radiance * disc.radius ** 2 / 1000.0 ** 2
         lum = 0.2126 * e[0] + 0.7152 * e[1] + 0.0722 * e[2]
         assert lum == pytest.approx(lamp.intensity, rel=1e-6)
+
+
+def test_coins_are_closed_discs_of_their_size_where_the_spec_puts_them():
+    spec = random_scene(7901, coins=(2, 4))
+    meshes = S.coin_meshes(spec)
+    assert [m.kind for m in meshes] == [c.kind for c in spec.coins]
+    for m, coin in zip(meshes, spec.coins):
+        edges = Counter(tuple(sorted((f[i], f[(i + 1) % 3]))) for f in m.faces for i in range(3))
+        assert set(edges.values()) == {2}
+        r, t = coin.kind.diameter / 2, coin.kind.thickness
+        polygon = 0.5 * S.COIN_SEGMENTS * math.sin(2 * math.pi / S.COIN_SEGMENTS) * r * r   # the 96-gon's area
+        assert S.signed_volume(m.vertices, m.faces) == pytest.approx(polygon * t, rel=1e-9)
+        assert np.allclose(m.vertices[:, :2].mean(axis=0), coin.center)
+        assert m.vertices[:, 2].min() == pytest.approx(S.LIFT_MM) and m.vertices[:, 2].max() == pytest.approx(S.LIFT_MM + t)
+
+
+def test_each_coin_is_worn_its_own_way_and_the_same_every_time():
+    from bench.pbr import render as R
+
+    spec = random_scene(7901, coins=(2, 4))
+    looks = [R._metal(m) for m in S.coin_meshes(spec)]
+    assert looks == [R._metal(m) for m in S.coin_meshes(spec)]
+    assert len({look["alpha"] for look in looks}) == len(looks)
+    for look, coin in zip(looks, spec.coins):
+        assert R.COIN_ROUGHNESS[0] <= look["alpha"] <= R.COIN_ROUGHNESS[1]
+        low, high = R.COIN_TARNISH[coin.kind]
+        assert low <= look["specular_reflectance"]["value"][0] <= high
+        assert look["material"] == R.METAL[coin.kind]

@@ -367,7 +367,8 @@ class Detector:
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
         chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera), self.grid, direction)
-        chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction)
+        chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction,
+                                              edges.ridged(chosen, emap, camera, edges.CAST_SHADOW_EDGES))
         chosen = refine_flats(chosen, self.grid, camera, direction)
         chosen = edges.with_edges(chosen, emap, camera)
         # reading order (top to bottom, then left to right) gives stable ids

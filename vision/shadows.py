@@ -185,10 +185,12 @@ def is_cast_shadow(shadow: tuple, caster: tuple, towards: np.ndarray, direction:
                 and (chroma < CAST_PALER * c_chroma or lum < c_lum - DARKER_THAN_CASTER))
 
 
-def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, direction: np.ndarray | None) -> list:
+def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, direction: np.ndarray | None,
+                         ridged: set[int] = frozenset()) -> list:
     """Drop coloured candidates that are the tinted shadow of a piece they touch, unless
-    their model fits them as tightly as a whole piece (under TIGHT_FIT_COST_MM): a piece
-    standing in its neighbour's shadow is as dark and pale as one. Of the candidates
+    their model fits them as tightly as a whole piece (under TIGHT_FIT_COST_MM) or their
+    edges step like a piece's (the indices `ridged`, vision.edges.CAST_SHADOW_EDGES): a
+    piece standing in its neighbour's shadow is as dark and pale as one. Of the candidates
     this check dropped over our renders (A, held out, N, 9000-9009, crowded, ten colours,
     Rainbow, light cloth, glassy, filmic, hands) and 66 path-traced scenes with both wall
     models, the 11 that were whole pieces fitted at 0.39-3.04 mm (5 under 1.5), the 8
@@ -209,7 +211,7 @@ def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, dire
     tints: dict = {}
     drop = set()
     for a, c in zip(*np.nonzero(near)):
-        if a in drop or cost(chosen[lit[a]][1]) < TIGHT_FIT_COST_MM:
+        if a in drop or cost(chosen[lit[a]][1]) < TIGHT_FIT_COST_MM or lit[a] in ridged:
             continue
         for i in (a, c):
             if i not in tints:

@@ -169,3 +169,13 @@ def test_a_flat_piece_in_its_neighbours_shadow_is_not_that_shadow(seed, where, c
     # shadow would be; but the flat's model fits its outline tightly (vision.decide
     # TIGHT_FIT_COST_MM), which a shadow's blob does not
     assert_read_as(detect(rendered(seed)), where, 3.0, colour, size, Pose.FLAT)
+
+
+def test_a_flat_whose_edges_step_like_a_piece_is_not_its_neighbours_tinted_shadow():
+    """Seed 9209: a green medium flat beside a green upright, as pale and dark as the
+    upright's tinted shadow; its edges step like a piece's (0.32, vision.edges), which no
+    shadow of the sets does past 0.19 (vision.edges.CAST_SHADOW_EDGES). It was dropped, and
+    what was left of it read as a large upright."""
+    state = detect(rendered(9209))
+    assert_read_as(state, (439.0, 222.0), 2.0, "green", Size.MEDIUM, Pose.FLAT)
+    assert not [p for p in state.pieces if p.pose is Pose.UPRIGHT and math.dist(p.position, (467, 235)) < 10]

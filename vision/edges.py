@@ -26,6 +26,7 @@ import numpy as np
 from domain import Size
 from vision import edge_kernels as kernels
 from vision import fit as fitting
+from vision.decide import RIDGES
 from vision.geometry import COIN, FLAT, UPRIGHT, model
 from vision.rectify import TableGrid
 from vision.segment import LOG_LUT
@@ -63,13 +64,17 @@ STEP_MM, STEP_DEG, ROUNDS, MOVES_PER_ROUND = 1.0, 3.0, 3, 2
 DARK_PIECE_EDGES = 0.16
 # A candidate as tinted as its neighbour's shadow and on that neighbour's shadow side
 # (vision.shadows.without_cast_shadows) is a piece, not that shadow, when its edges score
-# at least this. Of the candidates that check dropped over A, held out, N, T, crowded,
-# one bare bulb (ours) and 66 path-traced scenes with both wall models, the shadows
-# scored 0.09-0.19, the pieces found by no other candidate 0.11-0.33 (four of six over
-# 0.2). Kept: A 9209's green flat, path-traced 9224's large flat, a crowded blue flat;
-# those sets' mistakes 250 -> 243. Under one bare bulb (ours, 9608) a hard-edged shadow
-# beside a blue flat and upright is kept too (+3 mistakes there).
+# at least CAST_SHADOW_EDGES and its ridges step at least RIDGE_SHARE as much as its
+# outline (`ridged`): a hard shadow's outline steps like a piece's, but it has no ridges.
+# Of the candidates that check dropped over A, held out, N, T, crowded, ours under one
+# bare bulb and 66 path-traced scenes with both wall models, the shadows scored
+# 0.09-0.19, the pieces no other candidate found 0.11-0.33; of those over 0.2, the pieces'
+# ridges stepped 0.99-1.13 times their outline, two hard shadows' under a bare bulb
+# (ours, 9608) 0.68-0.70. Kept: A 9209's green flat, path-traced 9224's large flat, a
+# crowded blue flat: those sets' mistakes 250 -> 243 (0.17 or 0.25: 245, 247), the
+# others' unchanged.
 CAST_SHADOW_EDGES = 0.2
+RIDGE_SHARE = 0.85
 # A coloured blob smaller than a piece's footprint, or any blob fitted as a flat piece,
 # is a piece only if its edges score at least this (measured on our renders and
 # path-traced ones: felt's blotches tinted by chance scored 0.049-0.052, dark streaks of
@@ -326,11 +331,30 @@ def ridged_dark(chosen: list, emap: EdgeMap, camera: np.ndarray) -> set[int]:
 
 
 def ridged(chosen: list, emap: EdgeMap, camera: np.ndarray, least: float) -> set[int]:
-    """Indices of the pyramids in `chosen` (blob, fit, gap) whose edges score at least `least`."""
+    """Indices of the pyramids in `chosen` (blob, fit, gap) whose edges score at least
+    `least` and whose ridges step at least RIDGE_SHARE as much as their outline: a hard
+    shadow's outline steps too, but it has no ridges."""
     rows = [k for k, (_, best, _) in enumerate(chosen) if best.hypothesis.kind != COIN]
     if not rows:
         return set()
-    return {k for k, v in zip(rows, _chosen_scores(chosen, rows, emap, camera)) if v >= least}
+    fits = [chosen[k][1] for k in rows]
+    steps = HypothesisRows.of([f.hypothesis.kind for f in fits], [f.hypothesis.size for f in fits], camera,
+                              emap).steps(np.array([f.params for f in fits])).mean(axis=2)
+    out = set()
+    for k, f, row in zip(rows, fits, steps):
+        ridge = _ridge_edges(f.hypothesis.kind, f.hypothesis.size)
+        if row.mean() >= least and row[ridge].mean() >= RIDGE_SHARE * row[~ridge].mean():
+            out.add(k)
+    return out
+
+
+@lru_cache(maxsize=None)
+def _ridge_edges(kind: str, size: Size) -> np.ndarray:
+    """Which of a model's edges (`_geometry`'s order) are ridges (decide.RIDGES), bool."""
+    pairs = [tuple(p) for p in _geometry(kind, size)[2].tolist()]
+    ridge = np.zeros(len(pairs), bool)
+    ridge[[pairs.index(tuple(sorted(e))) for e in RIDGES[kind]]] = True
+    return ridge
 
 
 def edgeless(chosen: list, emap: EdgeMap, camera: np.ndarray, small_mm2: float) -> set[int]:

@@ -189,7 +189,7 @@ def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, dire
                          ridged: set[int] = frozenset()) -> list:
     """Drop coloured candidates that are the tinted shadow of a piece they touch, unless
     their model fits them as tightly as a whole piece (under TIGHT_FIT_COST_MM) or their
-    edges step like a piece's (the indices `ridged`, vision.edges.CAST_SHADOW_EDGES): a
+    edges and ridges step like a piece's (the indices `ridged`, vision.edges.ridged): a
     piece standing in its neighbour's shadow is as dark and pale as one. Of the candidates
     this check dropped over our renders (A, held out, N, 9000-9009, crowded, ten colours,
     Rainbow, light cloth, glassy, filmic, hands) and 66 path-traced scenes with both wall

@@ -179,3 +179,13 @@ def test_a_flat_whose_edges_step_like_a_piece_is_not_its_neighbours_tinted_shado
     state = detect(rendered(9209))
     assert_read_as(state, (439.0, 222.0), 2.0, "green", Size.MEDIUM, Pose.FLAT)
     assert not [p for p in state.pieces if p.pose is Pose.UPRIGHT and math.dist(p.position, (467, 235)) < 10]
+
+
+def test_a_hard_shadow_with_an_outline_but_no_ridges_is_still_a_shadow():
+    """Seed 9608 under one bare bulb: beside a blue upright lie a blue flat and the
+    upright's sharp, tinted shadow, fitted together as flats pointing the wrong way.
+    Their outlines step like a piece's (edges 0.23-0.26) but their ridges do not (0.7 of
+    the outline's; pieces 0.99 or more: vision.edges.RIDGE_SHARE), so they stay dropped
+    as the upright's shadow and do not take the upright's place."""
+    state = detect(rendered(9608, bare_bulb=True))
+    assert_read_as(state, (641.0, 134.0), 2.5, "blue", Size.MEDIUM, Pose.UPRIGHT)

@@ -1,11 +1,11 @@
 """A coin's rim in the picture's edges: a circle the size of a coin, which no pyramid draws.
 
-A coin whose blob takes in its soft shadow can fit a small upright's outline better than
+A coin whose blob takes in its soft shadow can fit an upright's outline better than
 a disc (the shadow squares it off), yet the picture's steps still trace its rim: a circle
 of the coin's radius, stepping across (radially) all the way round. A pyramid seen from
 above steps along straight base edges and ridges: around any centre its steps lie at
-radii that vary by the square's corners (a small upright's base, 19 mm across, is 9.5 mm
-from its centre mid-side and 13.4 mm at a corner) and turn along its ridges.
+radii that vary by the square's corners (a medium upright's base, 19.8 mm across, is
+9.9 mm from its centre mid-side and 14.0 mm at a corner) and turn along its ridges.
 
 `find_rim` measures that circle on the picture's edge map (vision.edges.EdgeMap): along
 RIM_ANGLES rays from a starting centre, the radius where the step across the ray is

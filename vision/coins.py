@@ -161,7 +161,7 @@ def _clean(rim: Rim) -> bool:
 def rim_decide(chosen: tuple["_Blob", fitting.Fit, float], emap: "EdgeMap",
                grid: TableGrid) -> tuple["_Blob", fitting.Fit, float]:
     """A blob's decision (blob, winning fit, gap), or a coin where its winner, a small or
-    medium upright (a coin and its shadow: a large one is twice a coin across) or a
+    medium upright (a coin and its shadow: a large one's base is 25 mm across) or a
     coin, stands on a coin's rim in the picture's edges (RIM_*): centred on the rim,
     its metal by the blob's tint and the rim's size, its gap how much more the other
     metal would cost (mm, as `metal_margin`). A coin whose blob took in its shadow can fit

@@ -172,11 +172,18 @@ def rim_decide(chosen: tuple["_Blob", fitting.Fit, float], emap: "EdgeMap",
     rim = find_rim(emap.tensor, grid, best.params[:2])
     if not _clean(rim):
         return chosen
-    costs = {metal: _metal_cost(metal, b.observed, rim) for metal in CoinKind}
-    metal = min(costs, key=costs.__getitem__)
+    metal, margin = _metal(b.observed, rim)
     coin = fitting.Fit(fitting.Hypothesis(best.hypothesis.blob, COIN, None, metal), np.array([*rim.centre, 0.0]),
                        rim.spread, _disc_iou(b, rim.centre, metal.diameter / 2, grid))
-    return b, coin, max(costs.values()) - costs[metal]
+    return b, coin, margin
+
+
+def _metal(observed: np.ndarray, rim: Rim) -> tuple[CoinKind, float]:
+    """The metal a coin's tint (`observed`) and its rim's size fit best, and how much
+    worse (mm) the other fits."""
+    costs = {metal: _metal_cost(metal, observed, rim) for metal in CoinKind}
+    metal = min(costs, key=costs.__getitem__)
+    return metal, max(costs.values()) - costs[metal]
 
 
 def _metal_cost(metal: CoinKind, observed: np.ndarray, rim: Rim) -> float:
@@ -232,10 +239,9 @@ def more_coins(state: TableState, table_bgr: np.ndarray, background_bgr: np.ndar
         observed = _disc_colour(table_bgr, background_bgr, paper_log, rim, grid)
         if observed is None:
             continue
-        costs = {metal: _metal_cost(metal, observed, rim) for metal in CoinKind}
-        metal = min(costs, key=costs.__getitem__)
-        out.append((fitting.Fit(fitting.Hypothesis(-1, COIN, None, metal), np.array([*rim.centre, 0.0]), rim.spread, 1.0),
-                    max(costs.values()) - costs[metal]))
+        metal, margin = _metal(observed, rim)
+        coin = fitting.Fit(fitting.Hypothesis(-1, COIN, None, metal), np.array([*rim.centre, 0.0]), rim.spread, 1.0)
+        out.append((coin, margin))
         taken.append(rim.centre)
     return out
 

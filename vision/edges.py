@@ -330,11 +330,11 @@ def ridged_dark(chosen: list, emap: EdgeMap, camera: np.ndarray) -> set[int]:
     return {k for k, v in zip(rows, _chosen_scores(chosen, rows, emap, camera)) if v >= DARK_PIECE_EDGES}
 
 
-def ridged(chosen: list, emap: EdgeMap, camera: np.ndarray, least: float) -> set[int]:
-    """Indices of the pyramids in `chosen` (blob, fit, gap) whose edges score at least
-    `least` and whose ridges step at least RIDGE_SHARE as much as their outline: a hard
-    shadow's outline steps too, but it has no ridges."""
-    rows = [k for k, (_, best, _) in enumerate(chosen) if best.hypothesis.kind != COIN]
+def ridged(chosen: list, rows: set[int], emap: EdgeMap, camera: np.ndarray, least: float) -> set[int]:
+    """Of the candidates `rows` of `chosen` (blob, fit, gap), the pyramids whose edges
+    score at least `least` and whose ridges step at least RIDGE_SHARE as much as their
+    outline: a hard shadow's outline steps too, but it has no ridges."""
+    rows = [k for k in sorted(rows) if chosen[k][1].hypothesis.kind != COIN]
     if not rows:
         return set()
     fits = [chosen[k][1] for k in rows]

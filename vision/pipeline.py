@@ -277,7 +277,8 @@ class Detector:
         seen = light.outlines(state.pieces, self.grid, camera)
         body = light.bodies(seen, state.coins, self.grid)
         usable = self._usable > 0
-        lamp = None if hands.hand_over(fg, self.grid.res, self._outside_view) else light.find_lamp(state.pieces, body, fg.lum, usable, self.grid)
+        lamp = None if hands.hand_over(fg, self.grid.res, self._outside_view) \
+            else light.find_lamp(state.pieces, body, fg.lum, usable, self.grid)
         for reading in range(SHADOW_READINGS if lamp is not None else 0):
             if reading:
                 seen = light.outlines(state.pieces, self.grid, camera)
@@ -354,8 +355,9 @@ class Detector:
         emap = edges.edge_map(table_bgr, self.grid, boxes, emap)
         keys = [("steps", id(b), id(best), under) for b, best, _ in chosen]
         todo = [k for k, key in enumerate(keys) if key not in memo]
-        for k, stepped in zip(todo, edge_steps.steps_decide([chosen[k] for k in todo], [chosen_options[k] for k in todo],
-                                                            emap, camera, COST_GAP_CONFIDENT, direction)):
+        stepped_all = edge_steps.steps_decide([chosen[k] for k in todo], [chosen_options[k] for k in todo],
+                                              emap, camera, COST_GAP_CONFIDENT, direction)
+        for k, stepped in zip(todo, stepped_all):
             memo[keys[k]] = (chosen[k], stepped)
         chosen = [memo[key][1] for key in keys]
         chosen = [(b, faint_faces_decide(best, b, self.grid, camera, emap), gap) for b, best, gap in chosen]
@@ -367,8 +369,9 @@ class Detector:
         edgeless = edges.edgeless(chosen, emap, camera, PIECE_MIN_MM2)
         chosen = [c for k, c in enumerate(chosen) if k not in edgeless]
         chosen = shadows.without_shadows(chosen, camera, edges.ridged_dark(chosen, emap, camera), self.grid, direction)
-        chosen = shadows.without_cast_shadows(chosen, self.grid, camera, direction,
-                                              edges.ridged(chosen, emap, camera, edges.CAST_SHADOW_EDGES))
+        chosen = shadows.without_cast_shadows(
+            chosen, self.grid, camera, direction,
+            lambda rows, chosen=chosen: edges.ridged(chosen, rows, emap, camera, edges.CAST_SHADOW_EDGES))
         chosen = refine_flats(chosen, self.grid, camera, direction)
         chosen = edges.with_edges(chosen, emap, camera)
         # reading order (top to bottom, then left to right) gives stable ids

@@ -16,7 +16,7 @@ The same direction tells an upright with its shadow beside it from a flat piece.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import cv2
 import numpy as np
@@ -186,11 +186,12 @@ def is_cast_shadow(shadow: tuple, caster: tuple, towards: np.ndarray, direction:
 
 
 def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, direction: np.ndarray | None,
-                         ridged: set[int] = frozenset()) -> list:
+                         ridged: Callable[[set[int]], set[int]] = lambda rows: set()) -> list:
     """Drop coloured candidates that are the tinted shadow of a piece they touch, unless
     their model fits them as tightly as a whole piece (under TIGHT_FIT_COST_MM) or their
-    edges and ridges step like a piece's (the indices `ridged`, vision.edges.ridged): a
-    piece standing in its neighbour's shadow is as dark and pale as one. Of the candidates
+    edges and ridges step like a piece's (`ridged`: of the indices about to be dropped,
+    those, as vision.edges.ridged; asked only when some are): a piece standing in its
+    neighbour's shadow is as dark and pale as one. Of the candidates
     this check dropped over our renders (A, held out, N, 9000-9009, crowded, ten colours,
     Rainbow, light cloth, glassy, filmic, hands) and 66 path-traced scenes with both wall
     models, the 11 that were whole pieces fitted at 0.39-3.04 mm (5 under 1.5), the 8
@@ -211,7 +212,7 @@ def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, dire
     tints: dict = {}
     drop = set()
     for a, c in zip(*np.nonzero(near)):
-        if a in drop or cost(chosen[lit[a]][1]) < TIGHT_FIT_COST_MM or lit[a] in ridged:
+        if a in drop or cost(chosen[lit[a]][1]) < TIGHT_FIT_COST_MM:
             continue
         for i in (a, c):
             if i not in tints:
@@ -224,6 +225,8 @@ def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, dire
         if min(blob.distance(Polygon(outlines[c])), blob.distance(_outline(chosen[lit[c]][1], camera))) <= SHADOW_TOUCH_MM:
             drop.add(a)
     drop = {lit[a] for a in drop}
+    if drop:
+        drop -= ridged(drop)
     return [c for k, c in enumerate(chosen) if k not in drop]
 
 

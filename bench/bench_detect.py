@@ -7,7 +7,9 @@ Prints found / false %, colour / size / pose %, position and heading errors, det
 ms per frame (registration included, and without it as on video; wall clock and CPU of
 this process; each frame's fastest of RUNS runs), each step's share (the fit step's
 CPU split into blobs and model fits), the same frames' JPEG decode ms, and their ratio;
-then Spike's coins (found, false, metal, centre error).
+then all ten colours, the Rainbow stash's four with black (per colour: black is the
+weak one), Spike's coins (found, false, metal, centre error), crowded tables, a light
+cloth, a bare bulb, glass-clear plastic and the sensor variants.
 Renders are cached (vision.scenes), so the first run is the slow one.
 """
 
@@ -26,6 +28,7 @@ from vision.scenes import BARE_BULB_MM, rendered
 
 SEEDS = range(9200, 9230)
 COLOUR_SEEDS = range(9300, 9306)
+RAINBOW_SEEDS = range(9800, 9830)   # the Rainbow stash's colours with black
 VARIANT_SEEDS = range(9400, 9403)
 COIN_SEEDS = range(7900, 7920)
 CROWD_SEEDS = range(9520, 9545)   # every piece placed beside another
@@ -119,6 +122,10 @@ def main() -> None:
     colours = scored(Score(), COLOUR_SEEDS, colors=tuple(c.value for c in Color))
     print(f"\nall ten colours: {len(COLOUR_SEEDS)} renders")
     print(colours.summary())
+
+    rainbow = scored(Score(), RAINBOW_SEEDS, colors=("red", "yellow", "green", "blue", "black"))
+    print(f"\nred, yellow, green, blue and black: {len(RAINBOW_SEEDS)} renders")
+    print(rainbow.summary())
 
     coins = scored(CoinScore(), COIN_SEEDS, coins=(2, 4))
     print(f"\nSpike's coins, {len(COIN_SEEDS)} renders of 2-4 coins among the pieces: {coins.summary()}")

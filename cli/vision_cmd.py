@@ -76,6 +76,7 @@ def colour_list(text: str) -> list[str]:
 
 def run_detect(args) -> int:
     from vision.annotate import annotate
+    from vision.hands import HAND_WARNING
     palette = colour_list(args.in_play) if args.in_play is not None else None
     detector = _detector(args)
     several = len(args.images) > 1
@@ -85,6 +86,8 @@ def run_detect(args) -> int:
             image = read_image(path)
             detection = detector.detect(image, palette=palette)
             out = detection.state.to_dict()
+            if detection.hand:
+                out["warnings"] = [HAND_WARNING]
             if several:
                 out["image"] = path
             if args.annotate:

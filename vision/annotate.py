@@ -6,7 +6,8 @@ colour, size, pose and confidence ("check?" when it is read right less than thre
 in four: vision.confidence.UNSURE_BELOW); coins get their circle; the markers and the
 table frame's axes show the registration. Where the detector found the main lamp
 (vision.light), each piece's shadow as that lamp casts it is outlined in grey: the shade
-the detector took out of the picture before reading it again.
+the detector took out of the picture before reading it again. A hand over the table
+is said in red by the axes (vision.hands).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from domain import Pose
 from vision.confidence import UNSURE_BELOW
 from vision.geometry import model_points_3d
+from vision.hands import HAND_WARNING
 from vision.light import shadow_polygon
 
 # Outline colours (BGR) for the plastics; light ones get a dark halo when drawn.
@@ -95,3 +97,5 @@ def _draw_frame(out: np.ndarray, view, detection) -> None:
     lamp = getattr(detection, "lamp", None)
     if lamp is not None:
         _label(out, f"lamp {lamp.elevation_deg:.0f}deg up: shadows grey", o + (0, 18), SHADOW_BGR)
+    if getattr(detection, "hand", False):
+        _label(out, HAND_WARNING, o + (0, 36), (0, 0, 255))

@@ -135,6 +135,7 @@ class Foreground:
     blobs: list             # (label, (x, y, w, h)) of the components kept, big enough
     dark_blobs: list        # the same for dark, hueless blobs: black plastic, or shadows
     beside: frozenset = frozenset()   # labels of the dark blobs that also cover a coloured one
+    hand: frozenset = frozenset()     # labels of the components a hand or an arm is made of (vision.hands)
 
     def take_out(self, pixels: np.ndarray) -> set[int]:
         """Make `pixels` (bool, on the grid) bare table, in place: no evidence there and

@@ -108,11 +108,27 @@ def test_detect_a_rendered_table(tmp_path):
     lines = p.stdout.strip().splitlines()
     assert len(lines) == 1
     state = TableState.from_json(lines[0])
+    assert "warnings" not in json.loads(lines[0])   # no hand over this table
     assert [x.id for x in state.pieces] == [f"p{i}" for i in range(1, len(state.pieces) + 1)]
     score = Score.of([(r.truth, state)])
     assert score.found_rate >= 0.8 and score.false_rate <= 0.1, score.mistakes
     drawing = cv2.imread(str(tmp_path / "seen.png"))
     assert drawing is not None and drawing.shape == r.image.shape
+
+
+def test_detect_says_when_a_hand_is_over_the_table(tmp_path):
+    from vision.scenes import rendered
+    r = rendered(9914, hands=1)
+    img = tmp_path / "hand.jpg"
+    img.write_bytes(r.jpeg)
+    layout = tmp_path / "markers.json"
+    layout.write_text(json.dumps(r.spec.layout.to_dict()))
+    camera = tmp_path / "camera.json"   # (the hand hides a marker: the focal length must be known)
+    camera.write_text(json.dumps(r.intrinsics.to_dict()))
+    p = run("detect", img, "--markers", layout, "--camera", camera)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert len(out["warnings"]) == 1 and "hand" in out["warnings"][0]
 
 
 def test_a_greyscale_picture_is_refused(tmp_path):

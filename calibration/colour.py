@@ -338,10 +338,14 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     # the picture says which colours are in use: those are equally likely, the others are not in play
     base = ColourModels(tuple(ColourModel(m.name, m.kind, m.appearance, m.spread, float(prior), m.brightness)
                               for m, prior in zip(base.models, base.palette_prior(names))))
-    found = Detector(layout, intrinsics, models=base).measure_colours(image_bgr, registration)
-    if len(found) != len(names):
+    # the pieces' readings, not every blob's: a black piece's shadow is a blob too
+    fits = [f for f in Detector(layout, intrinsics, models=base).detect(image_bgr, registration).fits
+            if f.reading is not None]
+    if len(fits) != len(names):
         raise InputError(f"the calibration picture should show {len(names)} pieces "
-                         f"({', '.join(names)}), found {len(found)}")
+                         f"({', '.join(names)}), found {len(fits)}"
+                         + (f" (read as {', '.join(sorted(f.colour for f in fits))})" if fits else ""))
+    found = [f.reading for f in fits]
     sub = base.restricted(names)
     observed = np.array([f[0] for f in found])
     table = np.array([f[1] for f in found])

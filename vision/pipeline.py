@@ -83,6 +83,7 @@ class PieceFit:
     colour_margin: float
     confidence: float
     pose_margin: float = 0.0   # cost (mm) by which the runner-up of another size or pose lost
+    reading: tuple[np.ndarray, np.ndarray] | None = None   # a piece's colour reading: (observed, table)
 
 
 @dataclass
@@ -240,14 +241,6 @@ class Detector:
             b.observed, b.table, b.colour_distances = r[i, best[i], 0], r[i, best[i], 1], d[i, best[i]]
         return blobs
 
-    def measure_colours(self, image: np.ndarray, registration=None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(observed, table) log colours of each piece-sized blob: for colour calibration."""
-        check_image(image)
-        reg = registration or self.register(image)
-        found = self._blobs(self.segment(image, reg))
-        return [(b.observed, b.table) for b in found]
-
-    # -- the whole thing -------------------------------------------------------------
     def detect(self, image_bgr: np.ndarray, registration=None, palette: Sequence[str] | None = None) -> Detection:
         """Everything on the table in one frame. Pass the previous frame's registration to
         reuse its camera pose (a fixed camera on video), and the colours the game in play
@@ -394,7 +387,7 @@ class Detector:
             distances = np.array([c[0].colour_distances for c in chosen])
             plain = self.models.nearest(distances)[0]   # what the blob looks like, game or not
             names, margins = self.models.nearest(distances + prior)
-        placed = []   # (piece, its fit, colour margin)
+        placed = []   # (piece, its fit, colour margin, gap, its colour reading)
         for (b, best, gap), name, looks, margin in zip(chosen, names, plain, margins):
             h = best.hypothesis
             if h.kind == COIN:
@@ -408,12 +401,12 @@ class Detector:
             if b.by_hand and conf < HAND_KEEP_CONF:
                 continue   # most likely a finger: a piece the hand touches is reported only if clear
             piece = to_piece("", name, h.kind, h.size, best.params, conf)  # type: ignore[arg-type]
-            placed.append((piece, best, float(margin), gap))
-        for k in one_per_place([piece for piece, _, _, _ in placed]):
-            piece, best, margin, gap = placed[k]
+            placed.append((piece, best, float(margin), gap, (b.observed, b.table)))
+        for k in one_per_place([piece for piece, *_ in placed]):
+            piece, best, margin, gap, reading = placed[k]
             pid = f"p{len(pieces) + 1}"
             pieces.append(replace(piece, id=pid))
-            decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap))
+            decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap, reading))
         return TableState(tuple(pieces), tuple(coins)), decided
 
 

@@ -2,9 +2,10 @@
 the camera's view (`is_hand`). Its blob is not read as pieces.
 
 A hand's own shade parts its fingers, palm and arm into several blobs, each the size of
-a piece. So the blobs that, with their neighbours a hair's breadth away (HAND_GAP_MM),
-make up something as big as a hand coming in from the edge of the view are the hand's
-(`hand_labels`): the pieces read from them are reported only when clearly read
+a piece. So the blobs that, with their neighbours a hair's breadth away (HAND_GAP_MM;
+through shade too, from a blob as big as a palm: HAND_PART_MM2), make up something as
+big as a hand coming in from the edge of the view are the hand's (`hand_labels`): the
+pieces read from them are reported only when clearly read
 (vision.pipeline.HAND_KEEP_CONF), as a piece the hand touches shares a blob with it."""
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ from vision.segment import Foreground
 # not is a cluster of pieces pressed together (a fleet round its home star), read as such.
 HAND_MM2 = 4000.0
 # Blobs this close (mm) belong to one thing when together they are as big as a hand: the
-# fingers' own shade parts a hand's blobs by a pixel or two. Only the blobs themselves
-# bridge: dark, hueless pixels (shade) do not, as wood grain under a bare bulb or the sun's
-# dappled shadow would join a cluster of pieces to the edge of the view. On the 15 hand
-# renders (`hands`) 1 mm finds 8 hands against 3 blob by blob (`is_hand`); no hand is
-# found in ~600 pictures without one (our renders, and the path-traced ones under lamps,
-# a bare bulb and the sun).
+# fingers' own shade parts a hand's blobs by a pixel or two. On the 15 hand renders
+# (`hands`) 1 mm finds 8 hands against 3 blob by blob (`is_hand`).
 HAND_GAP_MM = 1.0
+# Shade (dark, hueless pixels) joins blobs too, but only to a blob at least this big (mm²):
+# a palm or a sleeve; a large flat pyramid with its shadow covers ~1,000 mm² (pieces
+# pressed together more, but inside the view). From any blob, wood grain under a bare bulb
+# and the sun's dappled shade joined clusters of pieces to the edge of the view (3
+# path-traced tables each). With it 12 of the 15 hands are seen (2000-3000 alike), and no
+# hand in ~600 pictures without one (our renders, and the path-traced ones under lamps,
+# a bare bulb and the sun).
+HAND_PART_MM2 = 2000.0
 # What a reading with a hand over the table tells its reader (`detect`'s "warnings", the
 # annotated picture).
 HAND_WARNING = "a hand or an arm is over the table: pieces it touches are left out unless clearly read"
@@ -41,14 +46,19 @@ def view_edge(outside_view: np.ndarray) -> np.ndarray:
 
 
 def hand_labels(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.ndarray) -> frozenset[int]:
-    """The labels of the components that, with their neighbours within HAND_GAP_MM, make
-    up a hand or an arm: more than HAND_MM2 reaching the edge of the view (grid pixels of
-    `res` mm; `outside_view`: the cells the camera does not see; `edge`: view_edge()).
+    """The labels of the components that make up a hand or an arm: more than HAND_MM2
+    of blobs reaching the edge of the view, each within HAND_GAP_MM of the next, or, from
+    a blob of HAND_PART_MM2 or more, joined through shade too (grid pixels of `res` mm;
+    `outside_view`: the cells the camera does not see; `edge`: view_edge())."""
+    return frozenset(_blobs_together(fg, res, outside_view, edge) | _joined_through_shade(fg, res, outside_view))
 
-    Only where the blobs' boxes (grown by the gap) touch one another, cover more than
-    HAND_MM2 together and reach the edge is it looked at pixel by pixel, every component
-    there taking part: on a table without a hand, ~0.1 ms a frame (the whole grid's
-    components, hundreds of specks of table texture among them, cost ~1.4 ms)."""
+
+def _blobs_together(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.ndarray) -> set[int]:
+    """`hand_labels`' blobs within HAND_GAP_MM of one another. Only where the blobs' boxes
+    (grown by the gap) touch, cover more than HAND_MM2 together and reach the edge is it
+    looked at pixel by pixel, every component there taking part: on a table without a
+    hand, ~0.1 ms a frame (the whole grid's components, hundreds of specks of table
+    texture among them, cost ~1.4 ms)."""
     gap = max(1, int(round(HAND_GAP_MM / res)))
     boxes = np.array([box for _, box in fg.blobs + fg.dark_blobs], np.int64).reshape(-1, 4)
     out: set[int] = set()
@@ -59,11 +69,46 @@ def hand_labels(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.n
         blobs = (fg.labels[box] > 0).astype(np.uint8)
         n, regions = cv2.connectedComponents(cv2.dilate(blobs, np.ones((2 * gap + 1,) * 2, np.uint8)))
         for k in range(1, n):
-            held = (regions == k) & (blobs > 0)
-            if np.count_nonzero(held) * res ** 2 > HAND_MM2 and \
-                    reaches_view_edge(held.astype(np.uint8), (x0, y0, x1 - x0, y1 - y0), outside_view):
-                out.update(np.unique(fg.labels[box][held]).tolist())
-    return frozenset(out)
+            out |= _hand_in((regions == k) & (blobs > 0), fg.labels[box], (x0, y0), res, outside_view)
+    return out
+
+
+def _joined_through_shade(fg: Foreground, res: float, outside_view: np.ndarray) -> set[int]:
+    """`hand_labels`' blobs joined to one of HAND_PART_MM2 or more through blobs and
+    shade (dark, hueless pixels) a pixel apart: each such blob's region filled from it,
+    ~0.3 ms where there is one."""
+    seeds = []
+    for label, (x, y, w, h) in fg.blobs:
+        if w * h * res ** 2 >= HAND_PART_MM2:
+            part = fg.labels[y:y + h, x:x + w] == label
+            if np.count_nonzero(part) * res ** 2 >= HAND_PART_MM2:
+                row, col = np.argwhere(part)[0]
+                seeds.append((int(x + col), int(y + row)))
+    if not seeds:
+        return set()
+    occupied = cv2.dilate(((fg.labels > 0) | (fg.dark > 0)).astype(np.uint8), np.ones((3, 3), np.uint8))
+    filled = np.zeros((occupied.shape[0] + 2, occupied.shape[1] + 2), np.uint8)   # (floodFill's border)
+    out: set[int] = set()
+    for k, seed in enumerate(seeds[:255], start=1):
+        if filled[seed[1] + 1, seed[0] + 1]:
+            continue   # in a region already looked at
+        _, _, _, (x, y, w, h) = cv2.floodFill(occupied, filled, seed, 0, 0, 0,
+                                              8 | cv2.FLOODFILL_MASK_ONLY | (k << 8))
+        region = filled[y + 1:y + h + 1, x + 1:x + w + 1] == k
+        out |= _hand_in(region & (fg.labels[y:y + h, x:x + w] > 0), fg.labels[y:y + h, x:x + w], (x, y), res,
+                        outside_view)
+    return out
+
+
+def _hand_in(held: np.ndarray, labels: np.ndarray, origin: tuple[int, int], res: float,
+             outside_view: np.ndarray) -> set[int]:
+    """The labels (of `labels`, a box at `origin` of the grid) of the blobs' pixels `held`
+    (bool, the same box) if together they are a hand: more than HAND_MM2, reaching the
+    edge of the view; else none."""
+    if np.count_nonzero(held) * res ** 2 <= HAND_MM2 or \
+            not reaches_view_edge(held.astype(np.uint8), (*origin, held.shape[1], held.shape[0]), outside_view):
+        return set()
+    return set(np.unique(labels[held]).tolist())
 
 
 def _box_groups(boxes: np.ndarray, gap: int, min_px: float, shape: tuple[int, ...]) -> list[tuple[int, int, int, int]]:

@@ -64,8 +64,8 @@ SHADOW_READINGS = 2
 # A piece read from a hand's blobs (vision.hands) is reported only with at least this
 # confidence: the hand's fingers and palm read as pieces, and a piece it touches shares a
 # blob with it. On the 15 hand renders (the `hands` set), found / false: 90.3 / 38.4 %
-# with every such piece reported, 89.4 / 32.9 at 0.8, 89.4 / 28.7 at 0.9, 88.0 / 28.5
-# at 0.95, 86.6 / 28.5 with none.
+# with every such piece reported, 88.5 / 27.0 at 0.8, 87.6 / 18.8 at 0.9, 86.2 / 17.6
+# at 0.95, 83.4 / 17.7 with none.
 HAND_KEEP_CONF = 0.9
 # Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0
@@ -280,7 +280,7 @@ class Detector:
         blobs that lost pixels read again, with the lamp's shadow direction,
         SHADOW_READINGS times (vision.light). Also under a hand: with its fingers no longer
         read as pieces (HAND_KEEP_CONF) the lamp found from the rest helps (on the 15 hand
-        renders size 90.7 → 92.8 %, pose 94.3 → 95.9 % against not looking for it)."""
+        renders size 91.6 → 93.7 %, pose 95.8 → 97.4 % against not looking for it)."""
         seen = light.outlines(state.pieces, self.grid, camera)
         body = light.bodies(seen, state.coins, self.grid)
         usable = self._usable > 0

@@ -75,8 +75,8 @@ def _blobs_together(fg: Foreground, res: float, outside_view: np.ndarray, edge: 
 
 def _joined_through_shade(fg: Foreground, res: float, outside_view: np.ndarray) -> set[int]:
     """`hand_labels`' blobs joined to one of HAND_PART_MM2 or more through blobs and
-    shade (dark, hueless pixels) a pixel apart: each such blob's region filled from it,
-    ~0.3 ms where there is one."""
+    shade (dark, hueless pixels) within HAND_GAP_MM of one another: each such blob's
+    region filled from it, ~0.3 ms where there is one."""
     seeds = []
     for label, (x, y, w, h) in fg.blobs:
         if w * h * res ** 2 >= HAND_PART_MM2:
@@ -86,7 +86,8 @@ def _joined_through_shade(fg: Foreground, res: float, outside_view: np.ndarray) 
                 seeds.append((int(x + col), int(y + row)))
     if not seeds:
         return set()
-    occupied = cv2.dilate(((fg.labels > 0) | (fg.dark > 0)).astype(np.uint8), np.ones((3, 3), np.uint8))
+    gap = max(1, int(round(HAND_GAP_MM / res)))
+    occupied = cv2.dilate(((fg.labels > 0) | (fg.dark > 0)).astype(np.uint8), np.ones((2 * gap + 1,) * 2, np.uint8))
     filled = np.zeros((occupied.shape[0] + 2, occupied.shape[1] + 2), np.uint8)   # (floodFill's border)
     out: set[int] = set()
     for k, seed in enumerate(seeds[:255], start=1):

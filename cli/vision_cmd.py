@@ -76,7 +76,6 @@ def colour_list(text: str) -> list[str]:
 
 def run_detect(args) -> int:
     from vision.annotate import annotate
-    from vision.hands import HAND_WARNING
     palette = colour_list(args.in_play) if args.in_play is not None else None
     detector = _detector(args)
     several = len(args.images) > 1
@@ -86,8 +85,9 @@ def run_detect(args) -> int:
             image = read_image(path)
             detection = detector.detect(image, palette=palette)
             out = detection.state.to_dict()
-            if detection.hand:
-                out["warnings"] = [HAND_WARNING]
+            warnings = _warnings(detection, detector.layout)
+            if warnings:
+                out["warnings"] = warnings
             if several:
                 out["image"] = path
             if args.annotate:
@@ -104,6 +104,20 @@ def run_detect(args) -> int:
               file=sys.stderr)
         return EXIT_BAD_INPUT
     return 0
+
+
+def _warnings(detection, layout) -> list[str]:
+    """What a reader of `detect`'s JSON should know about how sure it is: a hand over the
+    table, markers hidden when no camera file gives the focal length."""
+    from vision.hands import HAND_WARNING
+    out = [HAND_WARNING] if detection.hand else []
+    reg = detection.registration
+    missing = [m.id for m in layout.markers if m.id not in reg.markers_seen]
+    if missing and reg.view.meta.get("focal_estimated"):
+        out.append(f"marker{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} not used (hidden or moved): the table "
+                   f"frame and the camera's focal length come from the other {len(reg.markers_seen)}; "
+                   "--camera camera.json makes positions surer")
+    return out
 
 
 def run_calibrate_colours(args) -> int:

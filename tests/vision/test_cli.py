@@ -131,6 +131,28 @@ def test_detect_says_when_a_hand_is_over_the_table(tmp_path):
     assert len(out["warnings"]) == 1 and "hand" in out["warnings"][0]
 
 
+def test_detect_reads_a_table_with_one_marker_hidden_and_says_so(tmp_path):
+    # without camera.json three markers fix the frame; the JSON says which one was not used
+    from vision.scenes import rendered
+    from vision.evaluate import Score
+    from domain import TableState
+    r = rendered(7001)
+    m = r.spec.layout.marker(2)
+    sheet = [(m.center[0] + dx * m.size, m.center[1] + dy * m.size) for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    image = r.image.copy()
+    cv2.fillPoly(image, [np.round(r.spec.view().project(sheet)).astype(np.int32)], (90, 120, 170))
+    img = tmp_path / "covered.png"
+    cv2.imwrite(str(img), image)
+    layout = tmp_path / "markers.json"
+    layout.write_text(json.dumps(r.spec.layout.to_dict()))
+    p = run("detect", img, "--markers", layout)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert len(out["warnings"]) == 1 and out["warnings"][0].startswith("marker 2 not used"), out["warnings"]
+    score = Score.of([(r.truth, TableState.from_dict(out))])
+    assert score.found_rate >= 0.9 and score.position_median <= 1.0, score.mistakes
+
+
 def test_a_greyscale_picture_is_refused(tmp_path):
     from vision.scenes import rendered
     grey = tmp_path / "grey.png"

@@ -9,6 +9,7 @@ are OUT-1.png, OUT-2.png, ... numbered by the image's position on the command li
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -79,11 +80,18 @@ def run_detect(args) -> int:
     palette = colour_list(args.in_play) if args.in_play is not None else None
     detector = _detector(args)
     several = len(args.images) > 1
-    failed = []
+    failed, frozen = [], False
     for i, path in enumerate(args.images, start=1):
         try:
             image = read_image(path)
             detection = detector.detect(image, palette=palette)
+            if not frozen:
+                # what the imports and the first reading leave live for the whole run (the
+                # kernels, the camera's maps), out of the garbage collector's sight: a full
+                # collection (~every 90 pictures) then takes ~0 ms, not ~67 ms (measured
+                # after 4 pictures; freezing before the first reading still left 13 ms)
+                gc.freeze()
+                frozen = True
             out = detection.state.to_dict()
             warnings = _warnings(detection, detector.layout)
             if warnings:

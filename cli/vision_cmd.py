@@ -122,9 +122,9 @@ def _warnings(detection, layout) -> list[str]:
     reg = detection.registration
     missing = [m.id for m in layout.markers if m.id not in reg.markers_seen]
     if missing and reg.view.meta.get("focal_estimated"):
-        out.append(f"marker{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} not used (hidden or moved): the table "
-                   f"frame and the camera's focal length come from the other {len(reg.markers_seen)}; "
-                   "--camera camera.json makes positions surer")
+        which = f"marker{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}"
+        out.append(f"{which} not used (hidden or moved): the table frame and the camera's focal length come "
+                   f"from the other {len(reg.markers_seen)}; --camera camera.json makes positions surer")
     return out
 
 

@@ -9,7 +9,7 @@ this process; each frame's fastest of RUNS runs), each step's share (the fit ste
 CPU split into blobs and model fits), the same frames' JPEG decode ms, and their ratio;
 then all ten colours, the Rainbow stash's four with black (per colour: black is the
 weak one), Spike's coins (found, false, metal, centre error), crowded tables, a light
-cloth, a bare bulb, glass-clear plastic and the sensor variants.
+cloth, a bare bulb, a hand over the table, glass-clear plastic and the sensor variants.
 Renders are cached (vision.scenes), so the first run is the slow one.
 """
 
@@ -29,6 +29,7 @@ from vision.scenes import BARE_BULB_MM, rendered
 SEEDS = range(9200, 9230)
 COLOUR_SEEDS = range(9300, 9306)
 RAINBOW_SEEDS = range(9800, 9830)   # the Rainbow stash's colours with black
+HAND_SEEDS = range(9900, 9915)   # a hand over the table
 VARIANT_SEEDS = range(9400, 9403)
 COIN_SEEDS = range(7900, 7920)
 CROWD_SEEDS = range(9520, 9545)   # every piece placed beside another
@@ -144,6 +145,16 @@ def main() -> None:
     print(f"\nthe held-out renders lit by their strongest lamp alone, a bare bulb "
           f"({BARE_BULB_MM:.0f} mm; hard shadows): {len(SEEDS)} renders")
     print(bulb.summary())
+
+    hands, seen = Score(), 0
+    for seed in HAND_SEEDS:
+        r = rendered(seed, hands=1)
+        detection = Detector(r.spec.layout, r.intrinsics).detect(r.image)
+        hands.add(r.truth, detection.state, str(seed))
+        seen += detection.hand
+    print(f"\na hand over the table (single pictures; the live view waits for it to go): {len(HAND_SEEDS)} renders, "
+          f"the hand seen in {seen}")
+    print(hands.summary())
 
     glassy = scored(Score(), GLASSY_SEEDS, haze=0.2)
     print(f"\nnearly glass-clear plastic (a fifth of the usual back-scatter, as a path tracer's plain "

@@ -3,9 +3,9 @@ the camera's view (`is_hand`). Its blob is not read as pieces.
 
 A hand's own shade parts its fingers, palm and arm into several blobs, each the size of
 a piece. So the blobs that, with their neighbours a hair's breadth away (HAND_GAP_MM;
-through shade too, from a blob as big as a palm: HAND_PART_MM2), make up something as
-big as a hand coming in from the edge of the view are the hand's (`hand_labels`): the
-pieces read from them are reported only when clearly read
+through shade and the marker sheets too, from a blob as big as a palm: HAND_PART_MM2),
+make up something as big as a hand coming in from the edge of the view are the hand's
+(`hand_labels`): the pieces read from them are reported only when clearly read
 (vision.pipeline.HAND_KEEP_CONF), as a piece the hand touches shares a blob with it."""
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ HAND_GAP_MM = 1.0
 # and the sun's dappled shade joined clusters of pieces to the edge of the view (3
 # path-traced tables each). With it 12 of the 15 hands are seen (2000-3000 alike), and no
 # hand in ~600 pictures without one (our renders, and the path-traced ones under lamps,
-# a bare bulb and the sun).
+# a bare bulb and the sun). The marker sheets join too (an arm reaching in over a corner
+# crosses one, and the foreground leaves the sheets out): 15 of 15 hands seen, and still
+# none elsewhere (pieces beside a sheet have only bare table beyond it).
 HAND_PART_MM2 = 2000.0
 # What a reading with a hand over the table tells its reader (`detect`'s "warnings", the
 # annotated picture).
@@ -45,12 +47,16 @@ def view_edge(outside_view: np.ndarray) -> np.ndarray:
     return near
 
 
-def hand_labels(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.ndarray) -> frozenset[int]:
+def hand_labels(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.ndarray,
+                sheets: np.ndarray | None = None) -> frozenset[int]:
     """The labels of the components that make up a hand or an arm: more than HAND_MM2
     of blobs reaching the edge of the view, each within HAND_GAP_MM of the next, or, from
-    a blob of HAND_PART_MM2 or more, joined through shade too (grid pixels of `res` mm;
-    `outside_view`: the cells the camera does not see; `edge`: view_edge())."""
-    return frozenset(_blobs_together(fg, res, outside_view, edge) | _joined_through_shade(fg, res, outside_view))
+    a blob of HAND_PART_MM2 or more, joined through shade and the marker sheets (`sheets`,
+    bool: an arm reaching in over a corner of the table crosses one, which the foreground
+    leaves out) too (grid pixels of `res` mm; `outside_view`: the cells the camera does
+    not see; `edge`: view_edge())."""
+    return frozenset(_blobs_together(fg, res, outside_view, edge)
+                     | _joined_through_shade(fg, res, outside_view, sheets))
 
 
 def _blobs_together(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.ndarray) -> set[int]:
@@ -73,10 +79,11 @@ def _blobs_together(fg: Foreground, res: float, outside_view: np.ndarray, edge: 
     return out
 
 
-def _joined_through_shade(fg: Foreground, res: float, outside_view: np.ndarray) -> set[int]:
-    """`hand_labels`' blobs joined to one of HAND_PART_MM2 or more through blobs and
-    shade (dark, hueless pixels) within HAND_GAP_MM of one another: each such blob's
-    region filled from it, ~0.3 ms where there is one."""
+def _joined_through_shade(fg: Foreground, res: float, outside_view: np.ndarray,
+                          sheets: np.ndarray | None = None) -> set[int]:
+    """`hand_labels`' blobs joined to one of HAND_PART_MM2 or more through blobs, shade
+    (dark, hueless pixels) and the marker sheets (`sheets`) within HAND_GAP_MM of one
+    another: each such blob's region filled from it, ~0.3 ms where there is one."""
     seeds = []
     for label, (x, y, w, h) in fg.blobs:
         if w * h * res ** 2 >= HAND_PART_MM2:
@@ -87,7 +94,10 @@ def _joined_through_shade(fg: Foreground, res: float, outside_view: np.ndarray) 
     if not seeds:
         return set()
     gap = max(1, int(round(HAND_GAP_MM / res)))
-    occupied = cv2.dilate(((fg.labels > 0) | (fg.dark > 0)).astype(np.uint8), np.ones((2 * gap + 1,) * 2, np.uint8))
+    occupied = (fg.labels > 0) | (fg.dark > 0)
+    if sheets is not None:
+        occupied |= sheets
+    occupied = cv2.dilate(occupied.astype(np.uint8), np.ones((2 * gap + 1,) * 2, np.uint8))
     filled = np.zeros((occupied.shape[0] + 2, occupied.shape[1] + 2), np.uint8)   # (floodFill's border)
     out: set[int] = set()
     for k, seed in enumerate(seeds[:255], start=1):

@@ -64,8 +64,8 @@ SHADOW_READINGS = 2
 # A piece read from a hand's blobs (vision.hands) is reported only with at least this
 # confidence: the hand's fingers and palm read as pieces, and a piece it touches shares a
 # blob with it. On the 15 hand renders (the `hands` set), found / false: 90.3 / 38.4 %
-# with every such piece reported, 88.5 / 27.0 at 0.8, 87.6 / 18.8 at 0.9, 86.2 / 17.6
-# at 0.95, 83.4 / 17.7 with none.
+# with every such piece reported, 87.6 / 22.8 at 0.8, 85.7 / 11.8 at 0.9, 84.3 / 8.0
+# at 0.95 (size and pose a little worse), 80.6 / 7.9 with none.
 HAND_KEEP_CONF = 0.9
 # Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0
@@ -142,6 +142,7 @@ class Detector:
         self._usable: np.ndarray | None = None
         self._outside_view: np.ndarray | None = None   # grid cells the camera does not see
         self._view_edge: np.ndarray | None = None      # and the cells at the view's edge (vision.hands)
+        self._sheets: np.ndarray | None = None         # and the marker sheets' cells, seen
         memory.keep_freed_heap()   # frames of large temporary arrays: reuse their pages
 
     # -- steps -----------------------------------------------------------------------
@@ -184,9 +185,10 @@ class Detector:
             self._outside_view = visible == 0
             self._view_edge = hands.view_edge(self._outside_view)
             self._usable = table_mask(self.grid, self.layout, visible, table, paper)
+            self._sheets = (self._usable == 0) & ~self._outside_view   # the markers' paper, seen
             self._filler = BackgroundFiller(self._usable, self.grid)
         fg = foreground(table, self._usable, self._filler, paper)
-        fg.hand = hands.hand_labels(fg, self.grid.res, self._outside_view, self._view_edge)
+        fg.hand = hands.hand_labels(fg, self.grid.res, self._outside_view, self._view_edge, self._sheets)
         return fg
 
     def _blobs(self, fg: Foreground, labels: set[int] | None = None) -> list[_Blob]:
@@ -280,7 +282,8 @@ class Detector:
         blobs that lost pixels read again, with the lamp's shadow direction,
         SHADOW_READINGS times (vision.light). Also under a hand: with its fingers no longer
         read as pieces (HAND_KEEP_CONF) the lamp found from the rest helps (on the 15 hand
-        renders size 91.6 → 93.7 %, pose 95.8 → 97.4 % against not looking for it)."""
+        renders size 92.5 → 95.2 %, pose 96.3 → 97.8 %, false 12.6 → 11.8 %, found
+        86.2 → 85.7 % against not looking for it)."""
         seen = light.outlines(state.pieces, self.grid, camera)
         body = light.bodies(seen, state.coins, self.grid)
         usable = self._usable > 0

@@ -56,7 +56,7 @@ def hand_labels(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.n
     leaves out) too (grid pixels of `res` mm; `outside_view`: the cells the camera does
     not see; `edge`: view_edge())."""
     return frozenset(_blobs_together(fg, res, outside_view, edge)
-                     | _joined_through_shade(fg, res, outside_view, sheets))
+                     | _joined_to_a_palm(fg, res, outside_view, sheets))
 
 
 def _blobs_together(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.ndarray) -> set[int]:
@@ -79,7 +79,7 @@ def _blobs_together(fg: Foreground, res: float, outside_view: np.ndarray, edge: 
     return out
 
 
-def _joined_through_shade(fg: Foreground, res: float, outside_view: np.ndarray,
+def _joined_to_a_palm(fg: Foreground, res: float, outside_view: np.ndarray,
                           sheets: np.ndarray | None = None) -> set[int]:
     """`hand_labels`' blobs joined to one of HAND_PART_MM2 or more through blobs, shade
     (dark, hueless pixels) and the marker sheets (`sheets`) within HAND_GAP_MM of one

@@ -114,10 +114,8 @@ def _joined_to_a_palm(fg: Foreground, res: float, outside_view: np.ndarray,
 def _hand_in(held: np.ndarray, labels: np.ndarray, origin: tuple[int, int], res: float,
              outside_view: np.ndarray) -> set[int]:
     """The labels (of `labels`, a box at `origin` of the grid) of the blobs' pixels `held`
-    (bool, the same box) if together they are a hand: more than HAND_MM2, reaching the
-    edge of the view; else none."""
-    if np.count_nonzero(held) * res ** 2 <= HAND_MM2 or \
-            not reaches_view_edge(held.astype(np.uint8), (*origin, held.shape[1], held.shape[0]), outside_view):
+    (bool, the same box) if together they are a hand (`is_hand`); else none."""
+    if not is_hand(held.astype(np.uint8), (*origin, held.shape[1], held.shape[0]), res, outside_view):
         return set()
     return set(np.unique(labels[held]).tolist())
 

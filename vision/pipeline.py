@@ -40,7 +40,7 @@ from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
 from vision import colour_reading, hands, light, memory, segment_kernels
 from vision.blob_fits import fit_blobs, refine_flats
-from vision.faint_faces import faint_faces_decide
+from vision.faint_faces import faint_faces_decide, pale_flat_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, polygon_centroid, to_piece
 from vision.light import Lamp
@@ -372,7 +372,8 @@ class Detector:
         for k, stepped in zip(todo, stepped_all):
             memo[keys[k]] = (chosen[k], stepped)
         chosen = [memo[key][1] for key in keys]
-        chosen = [(b, faint_faces_decide(best, b, self.grid, camera, emap), gap) for b, best, gap in chosen]
+        chosen = [(b, pale_flat_decide(faint_faces_decide(best, b, self.grid, camera, emap), options, b, self.grid,
+                                       camera), gap) for (b, best, gap), options in zip(chosen, chosen_options)]
         rims = [("rim", id(b), id(best)) for b, best, _ in chosen]   # each blob's winner's rim, once
         for key, c in zip(rims, chosen):
             if key not in memo:

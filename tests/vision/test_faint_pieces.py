@@ -11,8 +11,8 @@ from shapely.geometry import Polygon
 from domain import Pose, Size
 from vision import decide, edges
 from vision import fit as fitting
-from vision.faint_faces import faint_faces_decide
-from vision.geometry import UPRIGHT
+from vision.faint_faces import PALE_FLAT_COST_MM, faint_faces_decide, pale_flat_decide
+from vision.geometry import FLAT, UPRIGHT
 from vision.pipeline import Detector
 from vision.rectify import TableGrid
 from vision.scenes import rendered
@@ -105,3 +105,35 @@ def test_a_small_uprights_blob_inside_a_large_ones_faint_faces_grows_to_the_larg
     # bare table around the blob: the small one stands
     blob.lum, blob.chroma = np.where(small, -0.4, 0.0).astype(np.float32), np.where(small, 0.5, 0.02).astype(np.float32)
     assert faint_faces_decide(winner, blob, grid, camera, emap).hypothesis.size is Size.SMALL
+
+
+def test_a_flat_piece_whose_pale_face_was_left_out_reads_its_size():
+    # path traced 9201 and 9252 (both wall models): a large flat's face turned to the lamp,
+    # paler than the other, was left out; a medium flat in the darker face fits the blob
+    # 0.2 mm better. The pale face is still darker than the table beyond the large outline.
+    grid, camera = TableGrid(0.0, 0.0, 1.0, 200, 200), np.array([60.0, 40.0, 950.0])
+    origin = np.array([50, 50])
+    tail = np.array([80.0, 100.0, 10.0])   # both fits' tail and heading (the nose differs)
+
+    def fit(size, rms):
+        return fitting.Fit(fitting.Hypothesis(0, FLAT, size), tail, rms, 0.9)
+
+    def drawn(size):
+        return decide._model_mask(fit(size, 1.0), (100, 100), grid.corner_mm(origin), grid.res, camera)
+
+    large, medium = drawn(Size.LARGE), drawn(Size.MEDIUM)
+    blob = SimpleNamespace(origin_px=origin, dark=False, part=SimpleNamespace(mask=medium.astype(np.uint8) * 255),
+                           lum=np.where(large, -0.4, 0.0).astype(np.float32))
+    winner = fit(Size.MEDIUM, 1.0)
+
+    def decided(rival_rms):
+        options = sorted([winner, fit(Size.LARGE, rival_rms)], key=decide.cost)
+        return pale_flat_decide(winner, options, blob, grid, camera).hypothesis.size
+
+    assert decided(1.2) is Size.LARGE
+    # its outline fits far worse, or better (a rule that overruled it stands): the winner stays
+    assert decided(1.0 + PALE_FLAT_COST_MM + 0.1) is Size.MEDIUM
+    assert decided(0.9) is Size.MEDIUM
+    # bare table beyond the medium flat: no step across the large outline
+    blob.lum = np.where(medium, -0.4, 0.0).astype(np.float32)
+    assert decided(1.2) is Size.MEDIUM

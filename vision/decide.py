@@ -258,13 +258,18 @@ def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, g
     return best
 
 
-def tinted_shadow(lum: np.ndarray, chroma: np.ndarray, inner: np.ndarray) -> np.ndarray:
+def tinted_shadow(lum: np.ndarray, chroma: np.ndarray, inner: np.ndarray,
+                  percentile: float | None = None) -> np.ndarray:
     """Pixels of a blob's box (its darkening `lum` and hue change `chroma` against the
     table) that look like light through the piece falling on the table: darker than the
     bare table and with less than TINT_SHARE of the piece's hue change (its median over
-    `inner`). The plastic filters all the light seen through it; its shadow is lit by
-    the other lamps and the room as well, so the same tint comes diluted."""
-    typical = float(median(chroma[inner])) if inner.any() else 0.0
+    `inner`, or that `percentile` of it). The plastic filters all the light seen through
+    it; its shadow is lit by the other lamps and the room as well, so the same tint comes
+    diluted."""
+    if not inner.any():
+        typical = 0.0
+    else:
+        typical = float(median(chroma[inner]) if percentile is None else np.percentile(chroma[inner], percentile))
     return (lum < SHADOW_DARKER) & (chroma < TINT_SHARE * typical)
 
 

@@ -189,3 +189,12 @@ def test_a_hard_shadow_with_an_outline_but_no_ridges_is_still_a_shadow():
     as the upright's shadow and do not take the upright's place."""
     state = detect(rendered(9608, bare_bulb=True))
     assert_read_as(state, (641.0, 134.0), 2.5, "blue", Size.MEDIUM, Pose.UPRIGHT)
+
+
+@pytest.mark.parametrize("seed, nose", [(9724, (157.0, 372.0)), (9708, (469.0, 340.0))])
+def test_a_flat_piece_in_a_shadow_bigger_than_itself_is_found(seed, nose):
+    # a low lamp: the red flat and its red shadow made one blob too big for any piece,
+    # so nothing was fitted to it and the piece was lost; without its shadow (the pixels
+    # darker than the table and tinted far less than its most tinted part) it is one
+    # (vision.pipeline OWN_SHADOW_TINT_PERCENTILE)
+    assert_read_as(detect(rendered(seed)), nose, 3.0, "red", Size.LARGE, Pose.FLAT)

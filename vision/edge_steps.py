@@ -18,7 +18,8 @@ corner or at its side: a blob of a piece's lit faces only is off its centre; an 
 at a flat fit's tail: an upright and its shadow make a flat-shaped blob). The
 decision (`steps_decide`) then takes another size of the same pose when its edges are
 EDGE_RATIO times stronger than the winner's, another pose only at OTHER_POSE_RATIO
-(the ridges of an upright seen from above hold a flat piece's outline), within the
+(the ridges of an upright seen from above hold a flat piece's outline; CLOSE_POSE_RATIO
+where the outline fits it nearly as well), within the
 decisions' usual near tie of the outline cost (an upright beyond which the blob holds
 only tinted shadow, whatever its outline cost); a size the outline fit did not try (its
 apparent area too far from the blob's) at UNFITTED_RATIO, a smaller one of those only
@@ -77,6 +78,13 @@ EDGE_RATIO = 1.2
 # pieces whose other pose's edges beat the winner's by 1.35 or more, 2 in 11 had the
 # pose right; 1.5 left 9 of those 11 wrong, 1.3 broke pieces of A) ...
 OTHER_POSE_RATIO = 1.35
+# ... or at CLOSE_POSE_RATIO when the outline fits the other pose nearly as well: at most
+# CLOSE_POSE_COST_MM costlier (not cheaper: a rule that overruled it stands). Measured on
+# the final readings of our sets and both path-traced wall models, such rivals with edges
+# 1.2-1.35 times the winner's were right 3 of 3 times (a faint-nosed flat read as the
+# upright its tail looks like), 1.0-1.2 times 2 of 11 (the winner 4).
+CLOSE_POSE_COST_MM = 0.5
+CLOSE_POSE_RATIO = 1.2
 # ... and a size the outline fit did not try (its apparent area too far from the blob's)
 # at this one, unless it is a bigger upright adding dark faces to the blob (measured on
 # 59 path-traced scenes: 8 uprights a size too small fixed at EDGE_RATIO, none broken;
@@ -382,6 +390,8 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], codes: list[int],
         if key[0] == FLAT and holds_shaded_faces():
             return None   # an upright holding the faces the blob left out, not a flat in its ridges
         ratio = EDGE_RATIO if key[0] == mine[0] or dark_upright else OTHER_POSE_RATIO
+        if key in fitted and 0 <= fitted[key] - decide.cost(best) <= CLOSE_POSE_COST_MM:
+            ratio = min(ratio, CLOSE_POSE_RATIO)
         if key not in fitted and not (dark_upright and mine[0] == UPRIGHT and key[1].base > mine[1].base):
             ratio = max(ratio, UNFITTED_RATIO)
         needed = ratio * score[0]

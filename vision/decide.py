@@ -227,6 +227,11 @@ def _step_beyond(rival: fitting.Fit, winner: np.ndarray, b: _Blob, origin_mm: np
 # beat the flat's only by the ridges' sampling noise (log); the flat's one ridge often
 # lies on one of the upright's, between a dark face and a lit one.
 DARK_FACES_RIDGE_MARGIN = 0.05
+# ... and the upright's outline may be costlier by less than a bigger upright's against an
+# upright winner (FACE_SWAP_COST_MM): over our sets and both path-traced wall models the
+# switches made at the last reading were right at 0.21-0.81 mm costlier (4) and wrong at
+# 1.02 and 1.08 (2: a thick-walled red flat's dark tail taken for shaded faces).
+DARK_FACES_SWAP_COST_MM = 1.2
 
 
 def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
@@ -234,7 +239,7 @@ def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, g
     """A flat piece, or a bigger upright whose darkest faces the blob missed? Faces seen
     through the plastic at a steep angle can be nearly black and hueless (physically
     based renders): taken for shadow, they leave the lit faces, which look like a
-    smaller flat piece. The cheapest bigger upright at most FACE_SWAP_COST_MM costlier
+    smaller flat piece. The cheapest bigger upright at most DARK_FACES_SWAP_COST_MM costlier
     wins if where its outline lies beyond the flat's the picture is darker just inside
     by FACE_DARKER (a face ends at the base's edge, on lit table) and its ridges show
     steps DARK_FACES_RIDGE_MARGIN stronger than the flat's: a flat's own shadow also
@@ -249,7 +254,7 @@ def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, g
     for f in options:
         fh = f.hypothesis
         if fh.kind != UPRIGHT or _SIZES.index(fh.size) <= size or f.iou < IOU_MIN \
-                or cost(f) > cost(best) + FACE_SWAP_COST_MM:  # type: ignore[arg-type]
+                or cost(f) > cost(best) + DARK_FACES_SWAP_COST_MM:  # type: ignore[arg-type]
             continue
         step = _step_beyond(f, mine, b, origin, grid.res, camera)
         if step is not None and step > FACE_DARKER and \

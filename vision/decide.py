@@ -230,7 +230,9 @@ DARK_FACES_RIDGE_MARGIN = 0.05
 # ... and the upright's outline may be costlier by less than a bigger upright's against an
 # upright winner (FACE_SWAP_COST_MM): over our sets and both path-traced wall models the
 # switches made at the last reading were right at 0.21-0.81 mm costlier (4) and wrong at
-# 1.02 and 1.08 (2: a thick-walled red flat's dark tail taken for shaded faces).
+# 1.02 and 1.08 (thick-walled red flats' dark tails taken for shaded faces). At 1.2 the
+# second (9225) reads right and nothing else changes; at 0.9 the first too, but a
+# path-traced red upright (9217) is lost.
 DARK_FACES_SWAP_COST_MM = 1.2
 
 

@@ -262,8 +262,11 @@ def _dark_added_share(b, key: tuple[str, Size], params: np.ndarray, grid: TableG
     """What a bigger hypothesis covers beyond the blob (past the blurred rim), as a share
     of the blob's area, if that is as a whole darker than the table (the piece's shaded
     faces, which the blob left out as shadow?), else 0 (bare table there says the blob
-    is the whole piece)."""
+    is the whole piece). Another piece's plastic beside the blob is not its faces: a
+    small upright beside a green flat was taken for a large one holding the flat."""
     added = _model_in_box(b, key, params, grid, camera) & (cv2.dilate(b.part.mask, _RIM) == 0)
+    if b.neighbours is not None:
+        added &= ~b.neighbours
     if not added.any() or median(b.lum[added]) >= decide.SHADOW_DARKER:
         return 0.0
     return float(np.count_nonzero(added) / max(np.count_nonzero(b.part.mask), 1))

@@ -123,6 +123,7 @@ class _Blob:
     colour_distances: np.ndarray | None = None   # of `observed` to each colour model
     label: int = 0         # its component's in the foreground (vision.segment.Foreground.labels)
     by_hand: bool = False  # its component is part of a hand's (vision.hands.hand_labels)
+    neighbours: np.ndarray | None = None   # bool, in the box: other coloured components' pixels
 
     @cached_property
     def centre_px(self) -> np.ndarray:
@@ -211,6 +212,8 @@ class Detector:
         kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
         candidates = [(label, box, False, False) for label, box in fg.blobs] + \
             [(label, box, True, label in fg.beside) for label, box in fg.dark_blobs]
+        coloured = np.zeros(int(fg.labels.max()) + 1, bool)
+        coloured[[label for label, _ in fg.blobs]] = True
         for label, box, dark, beside in candidates:
             if labels is not None and label not in labels:
                 continue
@@ -218,6 +221,8 @@ class Detector:
             if hands.is_hand(weak, box, self.grid.res, self._outside_view):
                 continue  # a hand or an arm over the table, not pieces
             crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
+            around = fg.labels[crop]
+            neighbours = coloured[around] & (around != label)
             hue = fg.hue[crop]
             chroma = np.empty(hue.shape[:2], np.float32)   # shared by the blob's parts, read only
             segment_kernels.hue_length(hue, chroma)
@@ -230,7 +235,7 @@ class Detector:
                 readings.append(colour_reading.readings(fg.table[crop], fg.background[crop], sel, fg.paper_log))
                 out.append(_Blob(part, np.array(box[:2]), area, readings[-1][0], readings[-1][1], sel,
                                  fg.lum[crop], chroma, hue, dark, beside=beside, label=label,
-                                 by_hand=label in fg.hand))
+                                 by_hand=label in fg.hand, neighbours=neighbours))
         return self._best_explained(out, readings)
 
     def _read_again(self, fg: Foreground, changed: set[int], found: list[_Blob], fits: list[list[fitting.Fit]],

@@ -309,7 +309,7 @@ def half_lit_blob(rest_lum, rest_chroma=0.0):
     lum = np.select([lit, rest], [-0.1, rest_lum], 0.0).astype(np.float32)
     chroma = np.select([lit, rest], [0.5, rest_chroma], 0.0).astype(np.float32)
     return SimpleNamespace(origin_px=origin, part=SimpleNamespace(mask=lit.astype(np.uint8) * 255), lum=lum,
-                           chroma=chroma, dark=False)
+                           chroma=chroma, dark=False, neighbours=None)
 
 
 def test_a_bigger_upright_needs_its_added_faces_dark():
@@ -477,3 +477,10 @@ def test_the_other_pose_fitting_the_outline_nearly_as_well_needs_less_of_an_edge
     assert not switched(1.7, 1.25)     # its outline fits far worse: OTHER_POSE_RATIO
     assert switched(1.7, 1.4)
     assert not switched(0.8, 1.25)     # cheaper, yet a rule chose the upright: it stands
+
+
+def test_a_neighbours_plastic_is_not_an_uprights_shaded_faces():
+    # crowded 9530: a large upright laid over a yellow small upright and the green flat
+    # beside it steps 1.5 times as strongly; the flat's plastic beyond the blob is darker
+    # than the table, which passed for the large one's shaded faces (_dark_added_share)
+    assert_read_as(detect(rendered(9530, crowd=1.0)), (339.0, 394.0), 2.0, "yellow", Size.SMALL, Pose.UPRIGHT)

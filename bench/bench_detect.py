@@ -95,9 +95,10 @@ def main() -> None:
         # the fit step's two halves, CPU: the blobs (outline refinement, colour, masks) and
         # the model fits (hypotheses, Gauss-Newton, scoring)
         fg = detector.segment(r.image, reg)
-        found = detector._blobs(fg)
+        reader = detector.blob_reader()
+        found = reader.read(fg)
         camera = np.asarray(reg.view.position, float)
-        fit_cpu.setdefault("blobs", []).append(fastest_ms(lambda: detector._blobs(fg), clock=time.process_time))
+        fit_cpu.setdefault("blobs", []).append(fastest_ms(lambda: reader.read(fg), clock=time.process_time))
         fit_cpu.setdefault("model fits", []).append(
             fastest_ms(lambda: fit_blobs(found, detector.grid, camera), clock=time.process_time))
         buf = np.frombuffer(r.jpeg, np.uint8)

@@ -18,7 +18,7 @@ from vision.geometry import COIN, FLAT
 from vision.rectify import TableGrid
 
 if TYPE_CHECKING:
-    from vision.pipeline import _Blob as Blob
+    from vision.blobs import Blob
 
 
 def fit_blobs(found: list[Blob], grid: TableGrid, camera: np.ndarray) -> list[list[fitting.Fit]]:

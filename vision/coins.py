@@ -34,7 +34,7 @@ from vision.shadows import COIN_SHADE_STEP, shade_step
 
 if TYPE_CHECKING:
     from vision.edges import EdgeMap
-    from vision.pipeline import _Blob
+    from vision.blobs import Blob
 
 # A coin's tint: log red minus log blue of its blob (observed, relative to paper white).
 # On renders a penny reads 0.1-0.55 (its copper diluted by the room it mirrors), a nickel
@@ -87,19 +87,19 @@ def tint_cost(f: fitting.Fit, observed: np.ndarray) -> float:
     return cost(f) + TINT_COST_MM * max(wrong, 0.0)
 
 
-def _likeliest(coins: list[fitting.Fit], b: "_Blob") -> fitting.Fit:
+def _likeliest(coins: list[fitting.Fit], b: "Blob") -> fitting.Fit:
     """The coin fit whose outline and colour agree best with the blob."""
     return min(coins, key=lambda f: tint_cost(f, b.observed))
 
 
-def kind_decide(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob") -> fitting.Fit:
+def kind_decide(best: fitting.Fit, options: list[fitting.Fit], b: "Blob") -> fitting.Fit:
     """A coin winner as the coin whose outline and colour agree best with the blob."""
     if best.hypothesis.kind != COIN:
         return best
     return _likeliest([f for f in options if f.hypothesis.kind == COIN], b)
 
 
-def metal_margin(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob") -> float:
+def metal_margin(best: fitting.Fit, options: list[fitting.Fit], b: "Blob") -> float:
     """How much worse (`tint_cost`, mm) the best model of the other metal explains the
     blob than the coin chosen; infinite where it was not tried.
 
@@ -117,7 +117,7 @@ def metal_margin(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob") -> f
     return min(others, default=np.inf) - tint_cost(best, b.observed)
 
 
-def lies_flat_decide(best: fitting.Fit, options: list[fitting.Fit], b: "_Blob", grid: TableGrid,
+def lies_flat_decide(best: fitting.Fit, options: list[fitting.Fit], b: "Blob", grid: TableGrid,
                      direction: np.ndarray | None) -> fitting.Fit:
     """An upright piece, or a coin casting no shadow? `options` sorted by cost."""
     if best.hypothesis.kind != UPRIGHT or b.dark or direction is None:
@@ -158,8 +158,8 @@ def _clean(rim: Rim) -> bool:
         and rim.radial >= RIM_RADIAL
 
 
-def rim_decide(chosen: tuple["_Blob", fitting.Fit, float], emap: "EdgeMap",
-               grid: TableGrid) -> tuple["_Blob", fitting.Fit, float]:
+def rim_decide(chosen: tuple["Blob", fitting.Fit, float], emap: "EdgeMap",
+               grid: TableGrid) -> tuple["Blob", fitting.Fit, float]:
     """A blob's decision (blob, winning fit, gap), or a coin where its winner, a small or
     medium upright (a coin and its shadow: a large one's base is 25 mm across) or a
     coin, stands on a coin's rim in the picture's edges (RIM_*): centred on the rim,
@@ -193,7 +193,7 @@ def _metal_cost(metal: CoinKind, observed: np.ndarray, rim: Rim) -> float:
     return TINT_COST_MM * max(wrong, 0.0) + RIM_RADIUS_COST * abs(rim.radius - metal.diameter / 2 - RIM_WIDER_MM)
 
 
-def _disc_iou(b: "_Blob", centre_mm: np.ndarray, radius_mm: float, grid: TableGrid) -> float:
+def _disc_iou(b: "Blob", centre_mm: np.ndarray, radius_mm: float, grid: TableGrid) -> float:
     """Intersection over union of a disc and the blob's pixels (its part's mask)."""
     mask = b.part.mask > 0
     centre = grid.to_px(centre_mm) - b.origin_px

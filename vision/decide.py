@@ -23,7 +23,7 @@ from vision.medians import median
 from vision.rectify import TableGrid
 
 if TYPE_CHECKING:
-    from vision.pipeline import _Blob
+    from vision.blobs import Blob
 
 # A blob is reported only if some model's silhouette covers it this well (IoU): a real
 # piece scores above ~0.85; shadows, hands and table marks score far lower.
@@ -128,7 +128,7 @@ RIDGE_SWAP_COST_MM = 1.5
 TIGHT_FIT_COST_MM = 1.5
 
 
-def _ridge_contrast(fit: fitting.Fit, b: _Blob, origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:
+def _ridge_contrast(fit: fitting.Fit, b: Blob, origin_mm: np.ndarray, res: float, camera: np.ndarray) -> float:
     """Mean brightness step (log) across a hypothesis's visible ridges."""
     h = fit.hypothesis
     m = model(h.kind, h.size)  # type: ignore[arg-type]
@@ -191,7 +191,7 @@ def _signed_distance(pts: np.ndarray, poly: np.ndarray) -> np.ndarray:
     return np.max(pts @ normal.T - np.sum(poly * normal, axis=1), axis=1)
 
 
-def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: Blob, grid: TableGrid,
                  camera: np.ndarray) -> fitting.Fit:
     """An upright piece, or a bigger one whose shaded faces the blob missed? `options`
     sorted by cost."""
@@ -209,7 +209,7 @@ def faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: 
     return rival if step > FACE_DARKER or step < -SHADOW_STARTS else best
 
 
-def _step_beyond(rival: fitting.Fit, winner: np.ndarray, b: _Blob, origin_mm: np.ndarray, res: float,
+def _step_beyond(rival: fitting.Fit, winner: np.ndarray, b: Blob, origin_mm: np.ndarray, res: float,
                  camera: np.ndarray) -> float | None:
     """Mean brightness step (log, outside minus inside, EDGE_SIDE_MM either side) across
     a bigger rival's apparent outline where it lies beyond the winner's silhouette
@@ -236,7 +236,7 @@ DARK_FACES_RIDGE_MARGIN = 0.05
 DARK_FACES_SWAP_COST_MM = 1.2
 
 
-def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+def dark_faces_decide(best: fitting.Fit, options: list[fitting.Fit], b: Blob, grid: TableGrid,
                       camera: np.ndarray) -> fitting.Fit:
     """A flat piece, or a bigger upright whose darkest faces the blob missed? Faces seen
     through the plastic at a steep angle can be nearly black and hueless (physically
@@ -307,7 +307,7 @@ def polygon_mask(poly_mm: np.ndarray, shape: tuple[int, int], origin_mm: np.ndar
     return out > 0
 
 
-def not_explaining_shadow(options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+def not_explaining_shadow(options: list[fitting.Fit], b: Blob, grid: TableGrid,
                            camera: np.ndarray, direction: np.ndarray | None) -> fitting.Fit:
     """The cheapest hypothesis, unless what it covers beyond a smaller rival (another
     pose or size, nearly as good) is mostly tinted shadow: then the rival, whose
@@ -365,7 +365,7 @@ def _centroid(mask: np.ndarray) -> np.ndarray:
     return np.array([sum_x, sum_y], float) / float(count)
 
 
-def _paler_and_darker(b: _Blob, beyond: np.ndarray, core: np.ndarray) -> bool:
+def _paler_and_darker(b: Blob, beyond: np.ndarray, core: np.ndarray) -> bool:
     """Is what lies beyond a rival's silhouette (`beyond`), taken as a whole, paler and
     darker than the plastic inside it (`core`)? Light through the piece falls on the
     table diluted by the other lamps and the room: a tinted shadow, not more plastic."""

@@ -46,7 +46,7 @@ from vision.medians import median
 from vision.rectify import TableGrid
 
 if TYPE_CHECKING:
-    from vision.pipeline import _Blob
+    from vision.blobs import Blob
 
 # Any two of these say the ring holds faces:
 FAINT_FACES_DARKER = 0.1   # darker: its median under the band outside it by this much (log)
@@ -65,7 +65,7 @@ _RIM = np.ones((3, 3), np.uint8)        # the blurred edge between the two outli
 _OUTSIDE = np.ones((7, 7), np.uint8)    # the band of table just outside the bigger one
 
 
-def ring_reading(b: _Blob, theirs: np.ndarray, explained: np.ndarray, inside: np.ndarray) -> tuple[bool, bool] | None:
+def ring_reading(b: Blob, theirs: np.ndarray, explained: np.ndarray, inside: np.ndarray) -> tuple[bool, bool] | None:
     """Is the ring a hypothesis (`theirs`, its silhouette in the blob's box) adds around
     what is explained already (`explained`) darker than the band of table just outside
     it (FAINT_FACES_DARKER), and tinted (FAINT_FACES_TINT of the tint of `inside`, the
@@ -79,7 +79,7 @@ def ring_reading(b: _Blob, theirs: np.ndarray, explained: np.ndarray, inside: np
             bool(median(b.chroma[ring]) > FAINT_FACES_TINT * median(b.chroma[inside])))
 
 
-def faint_faces_decide(best: fitting.Fit, b: _Blob, grid: TableGrid, camera: np.ndarray,
+def faint_faces_decide(best: fitting.Fit, b: Blob, grid: TableGrid, camera: np.ndarray,
                        emap: edges.EdgeMap) -> fitting.Fit:
     """The winner, or the next bigger upright in its place when the ring it adds holds
     faint faces (see the module's docstring), and so on from that one: a small upright's
@@ -105,7 +105,7 @@ def faint_faces_decide(best: fitting.Fit, b: _Blob, grid: TableGrid, camera: np.
     return faint_faces_decide(bigger, b, grid, camera, emap) if edged else best
 
 
-def pale_flat_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+def pale_flat_decide(best: fitting.Fit, options: list[fitting.Fit], b: Blob, grid: TableGrid,
                      camera: np.ndarray) -> fitting.Fit:
     """The winner, or the next bigger flat piece when its outline fits nearly as well and
     the picture steps up across it beyond the winner (see the module's docstring).

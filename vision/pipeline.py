@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any, Sequence
 
 import cv2
@@ -38,17 +37,17 @@ from domain import Coin, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
-from vision import colour_reading, hands, light, memory, segment_kernels
+from vision import hands, light, memory
 from vision.blob_fits import fit_blobs, refine_flats
+from vision.blobs import Blob, BlobReader
 from vision.faint_faces import faint_faces_decide, pale_flat_decide
 from vision.confidence import ConfidenceModel
-from vision.geometry import COIN, FLAT, polygon_centroid, to_piece
+from vision.geometry import COIN, FLAT, to_piece
 from vision.light import Lamp
 from vision.rectify import Rectifier, TableGrid
-from vision.parts import Part, refine
 from vision.pictures import BadImageError, check_colour, check_image
 from vision.places import one_per_place
-from vision.segment import MIN_BLOB_MM2, PIECE_MIN_MM2, BackgroundFiller, Foreground, blob_mask, foreground
+from vision.segment import PIECE_MIN_MM2, BackgroundFiller, Foreground, foreground
 from vision.sheets import table_mask
 from vision.threads import one_opencv_thread
 
@@ -67,19 +66,6 @@ SHADOW_READINGS = 2
 # with every such piece reported, 87.6 / 22.8 at 0.8, 85.7 / 11.8 at 0.9, 84.3 / 8.0
 # at 0.95 (size and pose a little worse), 80.6 / 7.9 with none.
 HAND_KEEP_CONF = 0.9
-# A blob too big for any piece is a piece and its coloured shadow (Detector._without_own_shadows):
-# the shadow is what is darker than the table and tinted under decide.TINT_SHARE of this
-# percentile of the blob's tint (the median is the shadow's own when it is the bigger
-# part). Such blobs are rare: over every set, 2 in N and 2 crowded (low lamps), 5 under a
-# bare bulb, none path traced. On N's (9708, 9724) the median frees 1 of their 3 pieces,
-# the 90th percentile 2 (one a size small), the 75th 2 right (an upright under a flat's
-# shadow stays lost); under the bulb 7 more pieces are found and 5 fewer false, most of
-# the found ones misread (colour, size or pose: 11 more mistakes).
-OWN_SHADOW_TINT_PERCENTILE = 75
-# Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
-CROP_MARGIN_MM = 25.0
-# Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
-COLOUR_ERODE_PX = 2
 
 
 @dataclass
@@ -105,38 +91,6 @@ class Detection:
     layout: MarkerLayout | None = None
     lamp: Lamp | None = None   # the main lamp, found from the pieces' shadows (vision.light)
     hand: bool = False         # a hand or an arm over the table (vision.hands)
-
-
-@dataclass
-class _Blob:
-    part: Part             # mask, undecided pixels and outline in its box
-    origin_px: np.ndarray  # crop's top-left grid pixel (col, row)
-    area_mm2: float
-    observed: np.ndarray   # median log colour relative to paper white (b, g, r)
-    table: np.ndarray      # the bare table's, under the piece
-    colour_pixels: np.ndarray   # bool, in the box: where its colour was read (its mask eroded)
-    lum: np.ndarray        # darkening against the table (log), in the box
-    chroma: np.ndarray     # hue change against the table (log), in the box
-    hue: np.ndarray        # its hue part (two axes), in the box
-    dark: bool = False     # a dark, hueless candidate: black plastic or a shadow
-    beside: bool = False   # such a candidate beside a coloured blob it also covered (segment)
-    colour_distances: np.ndarray | None = None   # of `observed` to each colour model
-    label: int = 0         # its component's in the foreground (vision.segment.Foreground.labels)
-    by_hand: bool = False  # its component is part of a hand's (vision.hands.hand_labels)
-    neighbours: np.ndarray | None = None   # bool, in the box: other coloured components' pixels
-
-    @cached_property
-    def centre_px(self) -> np.ndarray:
-        """Its centroid (grid pixels): its convex outline's, worked out once (the shadow
-        rules ask ~30 times a frame for ~15 blobs)."""
-        return polygon_centroid(self.part.outline) + self.origin_px
-
-    @cached_property
-    def shadow(self) -> np.ndarray:
-        """bool, in the box: darker than the table and paler than the piece
-        (decide.tinted_shadow): worked out when asked (only a blob with a smaller rival
-        is; making it for every blob cost ~0.25 ms a frame)."""
-        return decide.tinted_shadow(self.lum, self.chroma, self.colour_pixels)
 
 
 class Detector:
@@ -204,81 +158,9 @@ class Detector:
         fg.hand = hands.hand_labels(fg, self.grid.res, self._outside_view, self._view_edge, self._sheets)
         return fg
 
-    def _blobs(self, fg: Foreground, labels: set[int] | None = None) -> list[_Blob]:
-        """The pieces' blobs in the foreground's components (only those whose label is in
-        `labels`, if given), in the components' order, each with its component's label."""
-        res, margin = self.grid.res, int(round(CROP_MARGIN_MM / self.grid.res))
-        out, readings = [], []
-        kernel = np.ones((2 * COLOUR_ERODE_PX + 1,) * 2, np.uint8)
-        candidates = [(label, box, False, False) for label, box in fg.blobs] + \
-            [(label, box, True, label in fg.beside) for label, box in fg.dark_blobs]
-        coloured = np.zeros(int(fg.labels.max()) + 1, bool)
-        coloured[[label for label, _ in fg.blobs]] = True
-        for label, box, dark, beside in candidates:
-            if labels is not None and label not in labels:
-                continue
-            weak, box = blob_mask(fg, label, box, margin)
-            if hands.is_hand(weak, box, self.grid.res, self._outside_view):
-                continue  # a hand or an arm over the table, not pieces
-            crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
-            around = fg.labels[crop]
-            neighbours = coloured[around] & (around != label)
-            hue = fg.hue[crop]
-            chroma = np.empty(hue.shape[:2], np.float32)   # shared by the blob's parts, read only
-            segment_kernels.hue_length(hue, chroma)
-            for part in refine(fg, weak, box, chroma):
-                area = np.count_nonzero(part.mask) * res * res
-                if area < MIN_BLOB_MM2:
-                    continue
-                inner = cv2.erode(part.mask, kernel)
-                sel = inner > 0 if np.count_nonzero(inner) >= 10 else part.mask > 0
-                readings.append(colour_reading.readings(fg.table[crop], fg.background[crop], sel, fg.paper_log))
-                out.append(_Blob(part, np.array(box[:2]), area, readings[-1][0], readings[-1][1], sel,
-                                 fg.lum[crop], chroma, hue, dark, beside=beside, label=label,
-                                 by_hand=label in fg.hand, neighbours=neighbours))
-        return self._best_explained(out, readings)
-
-    def _read_again(self, fg: Foreground, changed: set[int], found: list[_Blob], fits: list[list[fitting.Fit]],
-                    camera: np.ndarray) -> tuple[list[_Blob], list[list[fitting.Fit]]]:
-        """The blobs and their fits once the components `changed` have lost pixels: those
-        components' blobs cut and fitted again, the others' kept, in the components' order."""
-        fresh = self._blobs(fg, changed)
-        fresh_fits = fit_blobs(fresh, self.grid, camera)
-        order = {label: k for k, (label, _) in enumerate(fg.blobs + fg.dark_blobs)}
-        kept = [(b, f) for b, f in zip(found, fits) if b.label not in changed]
-        merged = sorted(kept + list(zip(fresh, fresh_fits)), key=lambda bf: order[bf[0].label])   # stable
-        return [b for b, _ in merged], [f for _, f in merged]
-
-    def _without_own_shadows(self, fg: Foreground, found: list[_Blob], fits: list[list[fitting.Fit]],
-                             camera: np.ndarray) -> tuple[list[_Blob], list[list[fitting.Fit]]]:
-        """The blobs and fits once each blob too big for any piece (none fitted: vision.fit
-        AREA_FACTOR) has lost its tinted shadow (decide.tinted_shadow, against the tint of
-        its most tinted part, OWN_SHADOW_TINT_PERCENTILE) and been read again. Under a low
-        lamp a piece's coloured shadow can be bigger than the piece, and the two one blob
-        too big to fit; the shadow readings (vision.light) cannot take out the shadow of a
-        piece not read."""
-        unfit = [b for b, f in zip(found, fits) if not f and not b.dark and not b.by_hand]
-        if not unfit:
-            return found, fits
-        pixels = np.zeros(fg.labels.shape, bool)
-        for b in unfit:
-            h, w = b.part.mask.shape
-            x, y = (int(v) for v in b.origin_px)
-            shadow = decide.tinted_shadow(b.lum, b.chroma, b.colour_pixels, OWN_SHADOW_TINT_PERCENTILE)
-            pixels[y:y + h, x:x + w] |= shadow & (b.part.mask > 0)
-        changed = fg.take_out(pixels)
-        return self._read_again(fg, changed, found, fits, camera) if changed else (found, fits)
-
-    def _best_explained(self, blobs: list[_Blob], readings: list[np.ndarray]) -> list[_Blob]:
-        """The blobs, each given (in place) the colour reading that colour_reading.best_readings
-        picks and that reading's distances to the colour models."""
-        if not blobs:
-            return blobs
-        r = np.array(readings)                       # blobs × readings × (observed, table) × 3
-        best, d = colour_reading.best_readings(self.models, r)
-        for i, b in enumerate(blobs):   # set, not dataclasses.replace: copying a 12-field blob is ~40× dearer (~2 µs)
-            b.observed, b.table, b.colour_distances = r[i, best[i], 0], r[i, best[i], 1], d[i, best[i]]
-        return blobs
+    def blob_reader(self) -> BlobReader:
+        """Reads this camera pose's foregrounds into blobs (after `segment`)."""
+        return BlobReader(self.grid, self.models, self._outside_view)
 
     def detect(self, image_bgr: np.ndarray, registration=None, palette: Sequence[str] | None = None) -> Detection:
         """Everything on the table in one frame. Pass the previous frame's registration to
@@ -293,17 +175,18 @@ class Detector:
         fg = self.segment(image, reg)
         t.append(time.perf_counter())
         with one_opencv_thread:
-            found = self._blobs(fg)
+            reader = self.blob_reader()
+            found = reader.read(fg)
             camera = np.asarray(reg.view.position, float)
             fits = fit_blobs(found, self.grid, camera)
-            found, fits = self._without_own_shadows(fg, found, fits, camera)
+            found, fits = reader.without_own_shadows(fg, found, fits, camera)
             t.append(time.perf_counter())
             emap = edges.edge_map(fg.table, self.grid, [])   # one a picture, filled box by box as the readings ask
             memo: dict = {}   # each blob's own decisions, one a picture
             state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, emap=emap, memo=memo)
             t.append(time.perf_counter())
-            lamp, state, piece_fits = self._without_shadows(fg, found, fits, state, piece_fits, camera, prior, emap,
-                                                            memo)
+            lamp, state, piece_fits = self._without_shadows(fg, reader, found, fits, state, piece_fits, camera, prior,
+                                                            emap, memo)
             if state.coins:   # coins in play: those the segmentation missed, by their rims
                 state, piece_fits = self._with_more_coins(fg, state, piece_fits, emap, camera)
         t.append(time.perf_counter())
@@ -312,8 +195,8 @@ class Detector:
         timings["total"] = (t[-1] - t[0]) * 1000
         return Detection(state, reg, timings, piece_fits, self.grid, self.layout, lamp, bool(fg.hand))
 
-    def _without_shadows(self, fg: Foreground, found: list[_Blob], fits: list[list[fitting.Fit]], state: TableState,
-                         piece_fits: list[PieceFit], camera: np.ndarray, prior: np.ndarray,
+    def _without_shadows(self, fg: Foreground, reader: BlobReader, found: list[Blob], fits: list[list[fitting.Fit]],
+                         state: TableState, piece_fits: list[PieceFit], camera: np.ndarray, prior: np.ndarray,
                          emap: edges.EdgeMap, memo: dict) -> tuple[Lamp | None, TableState, list[PieceFit]]:
         """The main lamp, found from the shade beside the pieces read (`state`), and the
         reading once their shadows are taken out of the foreground `fg` (in place) and the
@@ -333,7 +216,7 @@ class Detector:
             changed = fg.take_out(light.cast_shadows(state.pieces, seen, lamp, body, fg.lum, fg.hue, usable, self.grid))
             if not changed:
                 break
-            found, fits = self._read_again(fg, changed, found, fits, camera)
+            found, fits = reader.read_again(fg, changed, found, fits, camera)
             state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction, emap,
                                             memo)
         return lamp, state, piece_fits
@@ -349,8 +232,8 @@ class Detector:
             fits.append(piece_fit)
         return replace(state, coins=tuple(coins)), fits
 
-    def _checked(self, b: _Blob, options: list[fitting.Fit], camera: np.ndarray,
-                 direction: np.ndarray | None) -> tuple[_Blob, fitting.Fit, float] | None:
+    def _checked(self, b: Blob, options: list[fitting.Fit], camera: np.ndarray,
+                 direction: np.ndarray | None) -> tuple[Blob, fitting.Fit, float] | None:
         """A blob's winning fit by the checks that look at it alone (vision.decide,
         vision.coins, vision.shadows), with how clearly it won (the gap); None if no fit
         covers it well enough (decide.IOU_MIN)."""
@@ -371,7 +254,7 @@ class Detector:
             gap = min(gap, coin_rules.metal_margin(best, options, b))
         return b, best, gap
 
-    def _state(self, found: list[_Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
+    def _state(self, found: list[Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
                lum: np.ndarray, table_bgr: np.ndarray, prior: np.ndarray,
                direction: np.ndarray | None = None, emap: edges.EdgeMap | None = None,
                memo: dict | None = None) -> tuple[TableState, list[PieceFit]]:
@@ -397,7 +280,7 @@ class Detector:
             if memo[key][1] is not None:
                 chosen.append(memo[key][1])
                 chosen_options.append(options)
-        # each blob's box has CROP_MARGIN_MM to spare around it: room for every hypothesis
+        # each blob's box has blobs.CROP_MARGIN_MM to spare around it: room for every hypothesis
         boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]
         emap = edges.edge_map(table_bgr, self.grid, boxes, emap)
         keys = [("steps", id(b), id(best), under) for b, best, _ in chosen]

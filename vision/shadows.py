@@ -31,7 +31,7 @@ from vision.medians import median
 from vision.rectify import TableGrid
 
 if TYPE_CHECKING:
-    from vision.pipeline import _Blob
+    from vision.blobs import Blob
 
 # Shade: darker than the table (log) by more than its texture and noise (~14 %).
 SHADE_LOG = -0.15
@@ -136,7 +136,7 @@ def shadow_direction(lum: np.ndarray, pieces: np.ndarray, centres_px: np.ndarray
     return mean / norm if norm > 0 else None
 
 
-def _touches_on_shadow_side(b: _Blob, lit: list[_Blob], direction: np.ndarray | None, grid: TableGrid) -> bool:
+def _touches_on_shadow_side(b: Blob, lit: list[Blob], direction: np.ndarray | None, grid: TableGrid) -> bool:
     """Does blob `b` touch one of the `lit` blobs (within SHADOW_TOUCH_MM) on its shadow
     side (`direction`; always, when it is unknown)?"""
     if direction is None:
@@ -152,7 +152,7 @@ def _pieces(chosen: list) -> list[int]:
     return [k for k, (b, best, _) in enumerate(chosen) if not b.dark and best.hypothesis.kind != COIN]
 
 
-def picture_direction(found: list[_Blob], lum: np.ndarray, res: float) -> np.ndarray | None:
+def picture_direction(found: list[Blob], lum: np.ndarray, res: float) -> np.ndarray | None:
     """shadow_direction from the coloured blobs and the picture's darkening against the
     table on the grid."""
     pieces = np.zeros(lum.shape, bool)
@@ -166,7 +166,7 @@ def picture_direction(found: list[_Blob], lum: np.ndarray, res: float) -> np.nda
     return shadow_direction(lum, pieces, np.array(centres), res) if centres else None
 
 
-def _tint(b: _Blob) -> tuple[float, float, np.ndarray]:
+def _tint(b: Blob) -> tuple[float, float, np.ndarray]:
     """A blob's typical hue change (median chroma), darkening (median log) and mean hue
     vector, on its pixels away from the rim."""
     inner = cv2.erode(b.part.mask, np.ones((2 * ERODE_PX + 1,) * 2, np.uint8)) > 0
@@ -230,7 +230,7 @@ def without_cast_shadows(chosen: list, grid: TableGrid, camera: np.ndarray, dire
     return [c for k, c in enumerate(chosen) if k not in drop]
 
 
-def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: Blob, grid: TableGrid,
                        camera: np.ndarray, direction: np.ndarray | None) -> fitting.Fit:
     """A flat piece, or an upright one with its shadow beside it, tinted as strongly as
     the plastic (which the tinted-shadow test of vision.decide misses)? The upright, if
@@ -270,7 +270,7 @@ def shadow_side_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, 
     return best
 
 
-def fades_outwards(f: fitting.Fit, b: _Blob, cover: np.ndarray, origin: np.ndarray, res: float,
+def fades_outwards(f: fitting.Fit, b: Blob, cover: np.ndarray, origin: np.ndarray, res: float,
                    camera: np.ndarray) -> bool:
     """Does the hue change fall outwards across an upright hypothesis's outline where
     that outline lies inside a flat winner (`cover`)?"""
@@ -282,7 +282,7 @@ def fades_outwards(f: fitting.Fit, b: _Blob, cover: np.ndarray, origin: np.ndarr
     return float(np.mean(_sample(b.chroma, outside[within], origin, res) - _sample(b.chroma, inside[within], origin, res))) < 0
 
 
-def shade_step(centre: np.ndarray, radius: float, b: _Blob, grid: TableGrid, direction: np.ndarray) -> float:
+def shade_step(centre: np.ndarray, radius: float, b: Blob, grid: TableGrid, direction: np.ndarray) -> float:
     """How much darker (median log) the table is just beyond a disc (`centre`, `radius`,
     mm) on the picture's shadow side than on its lamp side."""
     origin = grid.corner_mm(b.origin_px)
@@ -295,7 +295,7 @@ def shade_step(centre: np.ndarray, radius: float, b: _Blob, grid: TableGrid, dir
     return sides[1] - sides[0]
 
 
-def stands_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid: TableGrid,
+def stands_decide(best: fitting.Fit, options: list[fitting.Fit], b: Blob, grid: TableGrid,
                   direction: np.ndarray | None) -> fitting.Fit:
     """A coin, or an upright piece that looks like one? The upright, if nearly as good,
     when the table beyond the disc is darker on the shadow side than on the lamp side.
@@ -309,12 +309,12 @@ def stands_decide(best: fitting.Fit, options: list[fitting.Fit], b: _Blob, grid:
     return rival if shade_step(best.params[:2], radius, b, grid, direction) > COIN_SHADE_STEP else best
 
 
-def _outline_mm(b: _Blob, grid: TableGrid) -> np.ndarray:
+def _outline_mm(b: Blob, grid: TableGrid) -> np.ndarray:
     """A blob's outline (its part's, M×2) in table mm."""
     return grid.corner_mm(b.origin_px) + (b.part.outline + 0.5) * grid.res
 
 
-def _blob_polygon(b: _Blob, grid: TableGrid) -> Polygon:
+def _blob_polygon(b: Blob, grid: TableGrid) -> Polygon:
     """A blob's outline in table mm, as a polygon."""
     return Polygon(_outline_mm(b, grid)).buffer(0)
 
@@ -369,7 +369,7 @@ def without_shadows(chosen: list, camera: np.ndarray, ridged: set[int] = frozens
     return [c for j, c in enumerate(out) if j not in dropped]
 
 
-def _off_shadow_side(candidate: tuple, mine: Polygon, near: list[Polygon], lit: list[_Blob], grid: TableGrid | None,
+def _off_shadow_side(candidate: tuple, mine: Polygon, near: list[Polygon], lit: list[Blob], grid: TableGrid | None,
                      direction: np.ndarray | None) -> bool:
     """Is a dark candidate (blob, fit, gap; its model's outline `mine`, touching the
     coloured pieces' outlines `near`) no shadow of theirs: it covered no coloured blob,

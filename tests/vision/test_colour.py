@@ -7,7 +7,8 @@ import pytest
 from calibration.colour import ColourFileError, ColourModels, refine_from_picture
 from calibration.markers import MarkerLayout
 from domain import Color, InputError, Piece, Pose, Size
-from vision.pipeline import Detector, _Blob
+from vision.blobs import Blob
+from vision.pipeline import Detector
 from vision.scenes import rendered
 
 from fakes import FakeRegistration, draw_scene, tilted_view
@@ -27,8 +28,8 @@ def test_opaque_white_is_not_the_table_seen_through_clear():
 
 
 def _read(det, readings, table):
-    blob = _Blob(None, np.zeros(2), 600.0, None, None, None, None, None, None)
-    (read,) = det._best_explained([blob], [np.array([[r, table] for r in readings])])
+    blob = Blob(None, np.zeros(2), 600.0, None, None, None, None, None, None)
+    (read,) = det.blob_reader().with_best_readings([blob], [np.array([[r, table] for r in readings])])
     names, margins = det.models.nearest(read.colour_distances[None])
     return names[0], float(margins[0])
 

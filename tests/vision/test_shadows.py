@@ -105,7 +105,7 @@ def test_a_small_upright_and_its_sharp_coloured_shadow_are_not_a_flat_piece(seed
 
 
 def _blob(centre, dark=False):
-    """A stand-in for vision.pipeline._Blob: a 10 px square outline about `centre` (grid px)."""
+    """A stand-in for vision.blobs.Blob: a 10 px square outline about `centre` (grid px)."""
     square = np.array([[-5.0, -5.0], [5.0, -5.0], [5.0, 5.0], [-5.0, 5.0]])
     return SimpleNamespace(dark=dark, origin_px=np.array(centre, float), centre_px=np.array(centre, float),
                            part=SimpleNamespace(dark=False, outline=square))

@@ -231,6 +231,18 @@ def test_path_traced_red_uprights_are_red_not_orange(observed, table):
     assert ColourModels.load().classify(np.array([observed]), np.array([table]))[0] == ["red"]
 
 
+@pytest.mark.parametrize("seed, where, size", [
+    (9604, (308.0, 159.0), Size.MEDIUM),   # held out
+    (9621, (420.0, 245.0), Size.SMALL),
+    (9000, (113.0, 426.0), Size.MEDIUM),
+])
+def test_red_uprights_on_green_felt_are_red_not_orange(seed, where, size):
+    # the felt has little red: what the faces mirror lifts the green channel a little over
+    # what red plastic passes, and orange explained them 0.07-0.27 spread better than red
+    # until its prior rose to 0.8 (calibration/data/colours.json)
+    assert_read_as(detect(rendered(seed)), where, 2.0, "red", size, Pose.UPRIGHT)
+
+
 @pytest.mark.parametrize("observed, table", [
     ([-1.24, -2.25, -1.84], [-0.72, -0.72, -0.64]),   # large upright over grey cloth
     ([-1.02, -1.91, -2.10], [-1.00, -0.53, -1.60]),   # large flat over green felt

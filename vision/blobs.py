@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from calibration.colour import ColourModels
-from vision import colour_reading, decide, hands, segment_kernels
+from vision import colour_reading, decide, segment_kernels
 from vision import fit as fitting
 from vision.blob_fits import fit_blobs
 from vision.geometry import polygon_centroid
@@ -75,7 +75,6 @@ class BlobReader:
 
     grid: TableGrid
     models: ColourModels
-    outside_view: np.ndarray | None   # grid cells the camera does not see (vision.hands)
 
     def read(self, fg: Foreground, labels: set[int] | None = None) -> list[Blob]:
         """The pieces' blobs in the foreground's components (only those whose label is in
@@ -91,8 +90,6 @@ class BlobReader:
             if labels is not None and label not in labels:
                 continue
             weak, box = blob_mask(fg, label, box, margin)
-            if hands.is_hand(weak, box, self.grid.res, self.outside_view):
-                continue  # a hand or an arm over the table, not pieces
             crop = np.s_[box[1]:box[1] + box[3], box[0]:box[0] + box[2]]
             around = fg.labels[crop]
             neighbours = coloured[around] & (around != label)

@@ -159,8 +159,8 @@ class Detector:
         return fg
 
     def blob_reader(self) -> BlobReader:
-        """Reads this camera pose's foregrounds into blobs (after `segment`)."""
-        return BlobReader(self.grid, self.models, self._outside_view)
+        """Reads the foregrounds `segment` makes into blobs."""
+        return BlobReader(self.grid, self.models)
 
     def detect(self, image_bgr: np.ndarray, registration=None, palette: Sequence[str] | None = None) -> Detection:
         """Everything on the table in one frame. Pass the previous frame's registration to

@@ -42,27 +42,24 @@ HAND_WARNING = "a hand or an arm is over the table: pieces it touches are left o
 
 
 def view_edge(outside_view: np.ndarray) -> np.ndarray:
-    """The grid cells (bool) a blob must cover to reach the edge of the view
-    (`reaches_view_edge`): the grid's border and the cells beside what the camera does
-    not see (`outside_view`). Fixed for a camera pose."""
+    """The grid cells (bool) a blob must cover to reach the edge of the view (`is_hand`):
+    the grid's border and the cells beside what the camera does not see (`outside_view`).
+    Fixed for a camera pose."""
     near = cv2.dilate(outside_view.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     near[[0, -1], :] = near[:, [0, -1]] = True
     return near
 
 
-def hand_labels(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.ndarray,
-                sheets: np.ndarray | None = None) -> frozenset[int]:
+def hand_labels(fg: Foreground, res: float, edge: np.ndarray, sheets: np.ndarray | None = None) -> frozenset[int]:
     """The labels of the components that make up a hand or an arm: more than HAND_MM2
     of blobs reaching the edge of the view, each within HAND_GAP_MM of the next, or, from
     a blob of HAND_PART_MM2 or more, joined through shade and the marker sheets (`sheets`,
     bool: an arm reaching in over a corner of the table crosses one, which the foreground
-    leaves out) too (grid pixels of `res` mm; `outside_view`: the cells the camera does
-    not see; `edge`: view_edge())."""
-    return frozenset(_blobs_together(fg, res, outside_view, edge)
-                     | _joined_to_a_palm(fg, res, outside_view, sheets))
+    leaves out) too (grid pixels of `res` mm; `edge`: view_edge())."""
+    return frozenset(_blobs_together(fg, res, edge) | _joined_to_a_palm(fg, res, edge, sheets))
 
 
-def _blobs_together(fg: Foreground, res: float, outside_view: np.ndarray, edge: np.ndarray) -> set[int]:
+def _blobs_together(fg: Foreground, res: float, edge: np.ndarray) -> set[int]:
     """`hand_labels`' blobs within HAND_GAP_MM of one another. Only where the blobs' boxes
     (grown by the gap) touch, cover more than HAND_MM2 together and reach the edge is it
     looked at pixel by pixel, every component there taking part: on a table without a
@@ -78,12 +75,11 @@ def _blobs_together(fg: Foreground, res: float, outside_view: np.ndarray, edge: 
         blobs = (fg.labels[box] > 0).astype(np.uint8)
         n, regions = cv2.connectedComponents(cv2.dilate(blobs, np.ones((2 * gap + 1,) * 2, np.uint8)))
         for k in range(1, n):
-            out |= _hand_in((regions == k) & (blobs > 0), fg.labels[box], (x0, y0), res, outside_view)
+            out |= _hand_in((regions == k) & (blobs > 0), fg.labels[box], (x0, y0), res, edge)
     return out
 
 
-def _joined_to_a_palm(fg: Foreground, res: float, outside_view: np.ndarray,
-                          sheets: np.ndarray | None = None) -> set[int]:
+def _joined_to_a_palm(fg: Foreground, res: float, edge: np.ndarray, sheets: np.ndarray | None = None) -> set[int]:
     """`hand_labels`' blobs joined to one of HAND_PART_MM2 or more through blobs, shade
     (dark, hueless pixels) and the marker sheets (`sheets`) within HAND_GAP_MM of one
     another: each such blob's region filled from it, ~0.3 ms where there is one."""
@@ -109,16 +105,15 @@ def _joined_to_a_palm(fg: Foreground, res: float, outside_view: np.ndarray,
         _, _, _, (x, y, w, h) = cv2.floodFill(occupied, filled, seed, 0, 0, 0,
                                               8 | cv2.FLOODFILL_MASK_ONLY | (k << 8))
         region = filled[y + 1:y + h + 1, x + 1:x + w + 1] == k
-        out |= _hand_in(region & (fg.labels[y:y + h, x:x + w] > 0), fg.labels[y:y + h, x:x + w], (x, y), res,
-                        outside_view)
+        out |= _hand_in(region & (fg.labels[y:y + h, x:x + w] > 0), fg.labels[y:y + h, x:x + w], (x, y), res, edge)
     return out
 
 
 def _hand_in(held: np.ndarray, labels: np.ndarray, origin: tuple[int, int], res: float,
-             outside_view: np.ndarray) -> set[int]:
+             edge: np.ndarray) -> set[int]:
     """The labels (of `labels`, a box at `origin` of the grid) of the blobs' pixels `held`
     (bool, the same box) if together they are a hand (`is_hand`); else none."""
-    if not is_hand(held.astype(np.uint8), (*origin, held.shape[1], held.shape[0]), res, outside_view):
+    if not is_hand(held, (*origin, held.shape[1], held.shape[0]), res, edge):
         return set()
     return set(np.unique(labels[held]).tolist())
 
@@ -148,17 +143,8 @@ def _box_groups(boxes: np.ndarray, gap: int, min_px: float, shape: tuple[int, ..
     return out
 
 
-def is_hand(mask: np.ndarray, box: tuple[int, int, int, int], res: float, outside_view: np.ndarray) -> bool:
-    """Is a blob (its mask in `box`, grid pixels of `res` mm) a hand or an arm (HAND_MM2)?
-    `outside_view`: the grid cells the camera does not see."""
-    return np.count_nonzero(mask) * res ** 2 > HAND_MM2 and reaches_view_edge(mask, box, outside_view)
-
-
-def reaches_view_edge(mask: np.ndarray, box: tuple[int, int, int, int], outside_view: np.ndarray) -> bool:
-    """Does a blob (its mask in `box`) touch the grid's border or what the camera does not see?"""
+def is_hand(mask: np.ndarray, box: tuple[int, int, int, int], res: float, edge: np.ndarray) -> bool:
+    """Is a blob (its mask, bool, in `box`, grid pixels of `res` mm) a hand or an arm: more
+    than HAND_MM2 that reaches the edge of the view (`edge`: view_edge())?"""
     x, y, w, h = box
-    rows, cols = outside_view.shape
-    on_border = (x == 0 and mask[:, 0].any()) or (y == 0 and mask[0].any()) \
-        or (x + w == cols and mask[:, -1].any()) or (y + h == rows and mask[-1].any())
-    grown = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > 0
-    return bool(on_border or np.any(grown & outside_view[y:y + h, x:x + w]))
+    return np.count_nonzero(mask) * res ** 2 > HAND_MM2 and bool(np.any(mask & edge[y:y + h, x:x + w]))

@@ -104,8 +104,7 @@ class Detector:
         self.grid = TableGrid.around(layout)
         self._rectifier: Rectifier | None = None
         self._usable: np.ndarray | None = None
-        self._outside_view: np.ndarray | None = None   # grid cells the camera does not see
-        self._view_edge: np.ndarray | None = None      # and the cells at the view's edge (vision.hands)
+        self._view_edge: np.ndarray | None = None      # the cells at the view's edge (vision.hands)
         self._table_px: np.ndarray | None = None       # the usable cells (bool; _usable > 0)
         self._sheets: np.ndarray | None = None         # and the marker sheets' cells, seen
         memory.keep_freed_heap()   # frames of large temporary arrays: reuse their pages
@@ -147,15 +146,15 @@ class Detector:
             paper = balanced[1]
         if self._usable is None:
             visible = rect.visible()
-            self._outside_view = visible == 0
-            self._view_edge = hands.view_edge(self._outside_view)
+            outside_view = visible == 0
+            self._view_edge = hands.view_edge(outside_view)
             self._usable = table_mask(self.grid, self.layout, visible, table, paper)
             self._table_px = self._usable > 0
             self._table_px.flags.writeable = False   # shared by the frames of this pose
-            self._sheets = ~self._table_px & ~self._outside_view   # the markers' paper, seen
+            self._sheets = ~self._table_px & ~outside_view   # the markers' paper, seen
             self._filler = BackgroundFiller(self._usable, self.grid)
         fg = foreground(table, self._usable, self._filler, paper)
-        fg.hand = hands.hand_labels(fg, self.grid.res, self._outside_view, self._view_edge, self._sheets)
+        fg.hand = hands.hand_labels(fg, self.grid.res, self._view_edge, self._sheets)
         return fg
 
     def blob_reader(self) -> BlobReader:

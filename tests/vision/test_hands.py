@@ -44,7 +44,7 @@ def _fingers(parted_px: int, palm_rows: int = 30, off_palm_px: int | None = None
 
 def _hand(labels: np.ndarray, dark: np.ndarray | None = None, sheets: np.ndarray | None = None) -> frozenset:
     outside = np.zeros(labels.shape, bool)
-    return hands.hand_labels(_foreground(labels, dark), 1.0, outside, hands.view_edge(outside), sheets)
+    return hands.hand_labels(_foreground(labels, dark), 1.0, hands.view_edge(outside), sheets)
 
 
 def test_fingers_parted_by_their_shade_make_one_hand():

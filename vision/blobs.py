@@ -20,14 +20,15 @@ from vision.parts import Part, refine
 from vision.rectify import TableGrid
 from vision.segment import MIN_BLOB_MM2, Foreground, blob_mask
 
-# A blob too big for any piece is a piece and its coloured shadow (BlobReader.without_own_shadows):
-# the shadow is what is darker than the table and tinted under decide.TINT_SHARE of this
-# percentile of the blob's tint (the median is the shadow's own when it is the bigger
-# part). Such blobs are rare: over every set, 2 in N and 2 crowded (low lamps), 5 under a
-# bare bulb, 4 beside the hands of the hand renders, none path traced. On N's (9708, 9724) the median frees 1 of their 3 pieces,
-# the 90th percentile 2 (one a size small), the 75th 2 right (an upright under a flat's
-# shadow stays lost); under the bulb 7 more pieces are found and 5 fewer false, most of
-# the found ones misread (colour, size or pose: 11 more mistakes).
+# A blob too big for any piece is a piece and its coloured shadow
+# (BlobReader.without_own_shadows): the shadow is what is darker than the table and tinted
+# under decide.TINT_SHARE of this percentile of the blob's tint (the median is the
+# shadow's own when it is the bigger part). Such blobs are rare: over every set, 2 in N
+# and 2 crowded (low lamps), 5 under a bare bulb, 4 beside the hands of the hand renders,
+# none path traced. On N's (9708, 9724) the median frees 1 of their 3 pieces, the 90th
+# percentile 2 (one a size small), the 75th 2 right (an upright under a flat's shadow
+# stays lost); under the bulb 7 more pieces are found and 5 fewer false, most of the
+# found ones misread (colour, size or pose: 11 more mistakes).
 OWN_SHADOW_TINT_PERCENTILE = 75
 # Crop margin around a blob, mm: room for the refined mask and any hypothesis's silhouette.
 CROP_MARGIN_MM = 25.0

@@ -38,6 +38,7 @@ from calibration.corners import refine_corners
 from calibration import white_balance
 from calibration.development import PAPER_CLIPPED, ink_black, squares_px
 from calibration.markers import MIN_MARKERS, MarkerLayout, aruco_dictionary
+from calibration.sharpness import Blur, marker_blur
 from domain import InputError
 
 # With a camera.json the pose has 6 unknowns: two markers (8 corners, not all on a line) fix
@@ -130,6 +131,7 @@ class Registration:
     corners_px: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
     rejected: list[int] = field(default_factory=list)  # found but disagreeing with the others: not used
     ink_black_bgr: np.ndarray | None = None  # the markers' printed black (calibration.development)
+    blur: Blur | None = None  # how sharp the picture is at the markers (calibration.sharpness)
 
 
 def detector_for(dictionary: str, window_max: int = THRESHOLD_WINDOW_MAX_PX) -> cv2.aruco.ArucoDetector:
@@ -224,7 +226,8 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
         if not moved and (len(found) < len(previous.markers_seen) or err <= SAME_POSE_PX):
             paper, ink = _paper_and_ink(image_bgr, previous.view, layout, sorted(found))
             return Registration(previous.view, sorted(found), err, paper,
-                                reused_previous=True, corners_px=found, ink_black_bgr=ink)
+                                reused_previous=True, corners_px=found, ink_black_bgr=ink,
+                                blur=marker_blur(image_bgr, previous.view, layout, sorted(found)))
     need = MIN_MARKERS_WITH_CAMERA if intrinsics is not None else MIN_MARKERS_WITHOUT_CAMERA
     if len(found) < need:
         raise MarkersNotFoundError(_missing_message(layout, sorted(found), need, intrinsics is not None, moved))
@@ -241,7 +244,7 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
     paper, ink = _paper_and_ink(image_bgr, view, layout, seen)
     return Registration(view, seen, view.reprojection_error_px, paper,
                         camera_moved=moved, corners_px=found, rejected=sorted(set(found) - set(used)),
-                        ink_black_bgr=ink)
+                        ink_black_bgr=ink, blur=marker_blur(image_bgr, view, layout, seen))
 
 
 def _table_corners(layout: MarkerLayout, found: dict[int, np.ndarray]) -> np.ndarray:

@@ -147,6 +147,12 @@ def render_plane(texture: Texture, view: CameraView, seed: int = 0, noise_sigma:
     return out
 
 
+def defocused(image: np.ndarray, sigma_px: float) -> np.ndarray:
+    """`image` as a lens out of focus by a Gaussian of `sigma_px` pixels would have taken
+    it: blurred in light, not in its encoded levels."""
+    return encode(cv2.GaussianBlur(LINEAR[image].astype(np.float32), (0, 0), sigma_px))
+
+
 def picture_of_layout(layout: MarkerLayout, view: CameraView, seed: int = 0, table_seed: int = 0,
                       **options) -> np.ndarray:
     """The markers of `layout` on a table (mottled by `table_seed`), seen by `view`; `seed`

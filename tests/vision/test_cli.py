@@ -173,3 +173,21 @@ def test_several_images_one_bad(tmp_path, blank_png):
     assert "blank.png" in p.stderr
     assert (tmp_path / "out-1.png").exists() and (tmp_path / "out-3.png").exists()
     assert not (tmp_path / "out-2.png").exists()
+
+
+def test_detect_warns_of_a_soft_picture(tmp_path):
+    # a lens out of focus: the pieces are still read, and the reader is told
+    from calibration.synthetic import defocused
+    from vision.scenes import rendered
+    r = rendered(9201)
+    layout, camera = tmp_path / "markers.json", tmp_path / "camera.json"
+    layout.write_text(json.dumps(r.spec.layout.to_dict()))
+    camera.write_text(json.dumps(r.intrinsics.to_dict()))
+    for name, image in (("sharp.png", r.image), ("soft.png", defocused(r.image, 1.5))):
+        cv2.imwrite(str(tmp_path / name), image)
+    p = run("detect", tmp_path / "sharp.png", tmp_path / "soft.png", "--markers", layout, "--camera", camera)
+    assert p.returncode == 0, p.stderr
+    sharp, soft = (json.loads(line) for line in p.stdout.splitlines())
+    assert "warnings" not in sharp
+    assert len(soft["warnings"]) == 1 and soft["warnings"][0].startswith("the picture is soft"), soft["warnings"]
+    assert soft["pieces"]   # still read

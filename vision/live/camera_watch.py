@@ -5,6 +5,10 @@ registration *in use*: it changes only when the camera moved (the table centre j
 the picture, or the reprojection error jumps: the players are told "camera moved") or a
 registration seeing more markers comes along. So a hand hiding some markers cannot
 disturb the geometry, and the detector keeps its per-camera caches across frames.
+
+The markers also say how sharp the picture is (calibration.sharpness): when it turns soft
+(a webcam hunting for focus, a knocked lens) the players are told once, and again when
+it is sharp again.
 """
 
 from __future__ import annotations
@@ -32,26 +36,36 @@ class CameraWatch:
     last_good: Any = None  # the registration in use (calibration.registration.Registration)
     _errors: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
     _centre_px: np.ndarray | None = None
+    _soft: bool = False
 
     def update(self, registration: Any) -> str | None:
-        """Take a new registration; returns why the camera seems to have moved, or None."""
+        """Take a new registration; returns why the camera seems to have moved, or that the
+        picture turned soft or sharp again, or None."""
         error = float(registration.reprojection_error_px)
         centre = registration.view.project([self.table_centre])[0]
-        warning = None
+        moved = None
         if self._centre_px is not None:
             shift = float(np.hypot(*(centre - self._centre_px)))
             if shift > CAMERA_SHIFT_PX:
-                warning = f"camera moved: the table shifted {shift:.0f} px in the picture"
-        if warning is None and len(self._errors) >= 3:
+                moved = f"camera moved: the table shifted {shift:.0f} px in the picture"
+        if moved is None and len(self._errors) >= 3:
             typical = statistics.median(self._errors)
             if error > max(REPROJECTION_FLOOR_PX, REPROJECTION_JUMP_FACTOR * typical):
-                warning = (f"camera moved or a marker was disturbed: reprojection error "
-                           f"{error:.1f} px (usually {typical:.1f} px)")
-        if warning:
+                moved = (f"camera moved or a marker was disturbed: reprojection error "
+                         f"{error:.1f} px (usually {typical:.1f} px)")
+        if moved:
             self._errors.clear()  # a new camera position starts a new baseline
         self._errors.append(error)
         seen_more = self.last_good is not None and \
             len(registration.markers_seen) > len(self.last_good.markers_seen)
-        if self.last_good is None or warning or seen_more:
+        if self.last_good is None or moved or seen_more:
             self.last_good, self._centre_px = registration, centre
-        return warning
+        said = [m for m in (moved, self._focus(getattr(registration, "blur", None))) if m]
+        return "; ".join(said) or None
+
+    def _focus(self, blur: Any) -> str | None:
+        """What to say when the picture turns soft (calibration.sharpness.Blur) or sharp again."""
+        if blur is None or blur.soft == self._soft:
+            return None
+        self._soft = blur.soft
+        return blur.warning() if blur.soft else f"the picture is sharp again (blur {blur.sigma_px:.1f} px)"

@@ -4,6 +4,9 @@ with and without camera.json) and a few of the renderer's scenes.
 Prints medians / 90th percentiles of: time per 1280×960 frame, corner error, focal-length
 error, camera-position error, and the error locating table points at z = 0 and at the apex
 height of a large pyramid (44.45 mm), where a wrong pose shows as a wrongly corrected lean.
+Then the picture's blur measured at the markers (calibration.sharpness) on the synthetic
+views defocused in light by known amounts: blurs add as the root of the sum of squares,
+so each measure is compared with that of the view's sharp picture and the blur added.
 """
 
 import sys
@@ -13,7 +16,8 @@ import numpy as np
 
 from calibration.markers import MarkerLayout
 from calibration.registration import find_markers, register
-from calibration.synthetic import picture_of_layout, random_view
+from calibration.sharpness import marker_blur
+from calibration.synthetic import defocused, picture_of_layout, random_view
 
 LAYOUT = MarkerLayout.default()
 APEX_MM = 44.45
@@ -88,9 +92,26 @@ def measure(cases, label):
     row("table point error at z=44.45", stats["z44"], "mm")
 
 
+def measure_blur(cases, added=(0.5, 1.0, 1.5, 2.0)):
+    ids = [m.id for m in LAYOUT.markers]
+    sharp, times = [], []
+    for view, image in cases:
+        b, t = timed(lambda: marker_blur(image, view, LAYOUT, ids))
+        sharp.append(b.sigma_px)
+        times.append(t)
+    print(f"the picture's blur at the markers, the same {len(cases)} views defocused in light:")
+    row("measure", times, "ms", ".1f")
+    row("as drawn", sharp, "px")
+    for sigma in added:
+        err = [abs(marker_blur(defocused(image, sigma), view, LAYOUT, ids).sigma_px - np.hypot(s, sigma))
+               for (view, image), s in zip(cases, sharp)]
+        row(f"{sigma} px added: |error|", err, "px")
+
+
 def main():
     synthetic = [(v, picture_of_layout(LAYOUT, v, seed=k)) for k, v in enumerate(views(N_SYNTHETIC, 2024))]
     measure(synthetic, "synthetic views (calibration.synthetic; tilt 0-30°, hfov 50-80°, off-centre principal point)")
+    measure_blur(synthetic)
     if "--no-render" in sys.argv:
         return
     from vision.render import random_scene

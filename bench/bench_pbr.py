@@ -13,6 +13,7 @@ same path-traced light developed as another renderer or camera might (`_developm
 Blender's AgX view transform, other exposures, defocus, a lower JPEG quality): the
 picture's pipeline is as much the outside renderer's unknown as its light transport.
 And lit otherwise (`render.relit`: softboxes, a sun, a bare bulb), each a path tracing of its own.
+Each of those lines ends with the pictures' blur measured at the markers (calibration.sharpness).
 Last, Spike's coins among the pieces, path traced as measured metals
 ($PYRAMID_PBR_COIN_SEEDS, default 7900-7911: 2-4 coins a table).
 """
@@ -41,6 +42,7 @@ def _developments():
         "AgX, a stop brighter": Development(view="agx", stops=1.0),
         "a stop darker": Development(stops=-1.0),
         "a stop brighter (the paper clipped)": Development(stops=1.0),
+        "defocused (0.5 px)": Development(blur_px=0.5),
         "defocused (1 px)": Development(blur_px=1.0),
         "JPEG quality 60": Development(jpeg_quality=60),
         "white balance left warm (red 1.5x, blue 0.6x)": Development(cast=(1.5, 1.0, 0.6)),
@@ -57,13 +59,17 @@ def _seeds(variable: str = "PYRAMID_PBR_SEEDS", default: str = "9200-9211") -> l
     return [int(s) for s in text.split(",")]
 
 
-def _detect(r, seed: int, failures: list[str], palette=None) -> TableState:
-    """The detected table, or an empty one (every piece missed) when the markers are not found."""
+def _detect(r, seed: int, failures: list[str], palette=None, blurs: list[float] | None = None) -> TableState:
+    """The detected table, or an empty one (every piece missed) when the markers are not
+    found; the picture's blur at the markers (px) is added to `blurs` if given."""
     try:
-        return Detector(r.spec.layout, r.intrinsics).detect(r.image, palette=palette).state
+        detection = Detector(r.spec.layout, r.intrinsics).detect(r.image, palette=palette)
     except InputError as e:
         failures.append(f"{seed}: {e}")
         return TableState(())
+    if blurs is not None and detection.registration.blur is not None:
+        blurs.append(detection.registration.blur.sigma_px)
+    return detection.state
 
 
 def main() -> None:
@@ -149,11 +155,12 @@ def _print_coins(pbr, seeds: list[int]) -> None:
 def _print_variant(pbr, seeds: list[int], label: str, **render) -> None:
     """One line of figures for the scenes rendered otherwise (`render`: render_seed's
     development or lighting)."""
-    score, missed = Score(), []
+    score, missed, blurs = Score(), [], []
     for seed in seeds:
         r, _ = pbr.render_seed(seed, **render)
-        score.add(r.truth, _detect(r, seed, missed), str(seed))
-    print(f"  {label}: " + "; ".join(score.summary().split("\n")[:4]))
+        score.add(r.truth, _detect(r, seed, missed, blurs=blurs), str(seed))
+    blur = f"; blur at the markers {statistics.median(blurs):.2f} px (median)" if blurs else ""
+    print(f"  {label}: " + "; ".join(score.summary().split("\n")[:4]) + blur)
     for f in missed:
         print(f"    registration failed, every piece counted missed: {f}")
 

@@ -70,6 +70,24 @@ COIN_TARNISH = {CoinKind.PENNY: (0.35, 0.9), CoinKind.NICKEL: (0.6, 1.0)}
 # (dielectric, n = 1.49): exact, but the light inside the plastic and under a piece
 # only arrives by refraction paths that happen to hit a lamp: speckle at 64 spp.
 WALLS = os.environ.get("PYRAMID_PBR_WALLS", "thin")
+# The film's reconstruction filter: Mitsuba's default Gaussian (standard deviation 0.5
+# px), or another renderer's (PYRAMID_PBR_FILTER: a Mitsuba filter and its parameter,
+# e.g. "gaussian:0.3", nearer Blender's 1.5 px Blackman-Harris; "tent:0.5"). Pictures
+# are then kept apart from the default's in the cache.
+FILTER = os.environ.get("PYRAMID_PBR_FILTER", "gaussian")
+
+
+def _rfilter() -> dict:
+    kind, _, value = FILTER.partition(":")
+    out: dict = {"type": kind}
+    if value:
+        out["stddev" if kind == "gaussian" else "radius"] = float(value)
+    return out
+
+
+def _filter_key() -> str:
+    return "" if FILTER == "gaussian" else f":{FILTER}"
+
 _R_SURFACE = ((IOR_PLASTIC - 1) / (IOR_PLASTIC + 1)) ** 2
 _R_HALF = _R_SURFACE / (2 - _R_SURFACE)              # solves 2R/(1+R) = R_surface
 THIN_IOR = (1 + _R_HALF ** 0.5) / (1 - _R_HALF ** 0.5)
@@ -171,7 +189,7 @@ def mitsuba_scene(spec: SceneSpec, fl: S.Film, spp: int = SPP):
                            "to_world": T().look_at(origin=list(fl.eye), target=list(fl.target), up=list(fl.up)),
                            "sampler": {"type": "independent", "sample_count": spp},
                            "film": {"type": "hdrfilm", "width": fl.width, "height": fl.height,
-                                    "pixel_format": "rgb", "rfilter": {"type": "gaussian"}}},
+                                    "pixel_format": "rgb", "rfilter": _rfilter()}},
                 "sky": {"type": "constant", "radiance": _rgb(mi, S.sky_radiance(spec))}}
     # the table: the baked pattern over what the camera sees, mirrored beyond (reflections)
     bounds = S.table_bounds(spec, fl)
@@ -316,10 +334,10 @@ class Timing:
 def render_seed(seed: int, spp: int = SPP, development: Development = PLAIN, lighting: str = "lamps",
                 **options) -> tuple[Rendered, Timing]:
     """The path-traced picture of random_scene(seed, **options), `relit` by `lighting`.
-    The radiance is kept on disk (keyed by RENDER_VERSION, walls, spp and the spec), the
-    camera develops it anew (`development`)."""
+    The radiance is kept on disk (keyed by RENDER_VERSION, walls, spp, the spec and a
+    filter other than the default), the camera develops it anew (`development`)."""
     spec = relit(random_scene(seed, **options), lighting)
-    key = hashlib.sha1(f"{RENDER_VERSION}:{WALLS}:{spp}:{spec!r}".encode()).hexdigest()[:20]
+    key = hashlib.sha1(f"{RENDER_VERSION}:{WALLS}:{spp}:{spec!r}{_filter_key()}".encode()).hexdigest()[:20]
     path = CACHE_DIR / f"{seed}-{key}.npy"
     timing = Timing(0.0, True)
     try:

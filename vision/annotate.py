@@ -7,7 +7,7 @@ in four: vision.confidence.UNSURE_BELOW); coins get their circle; the markers an
 table frame's axes show the registration. Where the detector found the main lamp
 (vision.light), each piece's shadow as that lamp casts it is outlined in grey: the shade
 the detector took out of the picture before reading it again. A hand over the table
-is said in red by the axes (vision.hands).
+(vision.hands) and a soft picture (calibration.sharpness) are said in red by the axes.
 """
 
 from __future__ import annotations
@@ -99,3 +99,6 @@ def _draw_frame(out: np.ndarray, view, detection) -> None:
         _label(out, f"lamp {lamp.elevation_deg:.0f}deg up: shadows grey", o + (0, 18), SHADOW_BGR)
     if getattr(detection, "hand", False):
         _label(out, HAND_WARNING, o + (0, 36), (0, 0, 255))
+    blur = getattr(detection.registration, "blur", None)
+    if blur is not None and blur.soft:
+        _label(out, blur.warning(), o + (0, 54), (0, 0, 255))

@@ -49,6 +49,23 @@ def test_a_registration_says_how_sharp_its_picture_is():
     assert reg_soft.blur.sigma_mm > SOFT_PICTURE_MM > reg_sharp.blur.sigma_mm
 
 
+def test_the_drawing_says_a_picture_is_soft():
+    from dataclasses import replace as with_field
+    from vision.annotate import annotate
+    from vision.pipeline import Detector
+    from vision.scenes import rendered
+    r = rendered(9201)
+    d = Detector(r.spec.layout, r.intrinsics).detect(r.image)
+    assert not d.registration.blur.soft
+    soft = with_field(d, registration=with_field(d.registration, blur=Blur(1.4, 1.4)))
+    drawn, plain = annotate(r.image, soft), annotate(r.image, d)
+    changed = np.argwhere((drawn != plain).any(axis=2))
+    origin = d.registration.view.project(np.array([(0.0, 0.0)]))[0]
+    # the words on their box, the third line under the axes' origin, and nothing else
+    rows = changed[:, 0] - origin[1]
+    assert len(changed) > 100 and rows.min() > 30 and rows.max() < 56
+
+
 class _Reg:
     def __init__(self, blur):
         self.view = CameraView.looking_down(distance_mm=900)

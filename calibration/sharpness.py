@@ -64,9 +64,9 @@ MIN_STEP = 0.1
 # Fewer usable profiles than this and the sharpness is not measured.
 MIN_PROFILES = 8
 # The fit: up to FIT_STEPS Gauss-Newton steps (from σ = 1 px it settles within 5-6, σ
-# moving under FIT_SETTLED_PX) on the
-# samples' means in bins BIN_PX wide (their spread rounds σ by under 0.01 px), the
-# plateaus' levels from every PLATEAU_THIN-th of their samples.
+# then moving under FIT_SETTLED_PX) on the samples' means in bins BIN_PX wide (their
+# width rounds σ by under 0.01 px), the plateaus' levels from every PLATEAU_THIN-th of
+# their samples.
 FIT_STEPS = 10
 FIT_SETTLED_PX = 0.002
 BIN_PX = 0.1
@@ -99,14 +99,15 @@ def marker_blur(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen:
         return None
     table, across = _profile_points(layout, tuple(sorted(seen)))
     n, k = across.shape
-    # each profile's ends projected; between them the picture is straight (a lens bends
-    # its ~10 mm by a hundredth of a pixel)
+    # each profile's ends projected, the samples laid evenly between them: over its ~12 mm
+    # perspective and a strong barrel lens (k1 = -0.3) move them by 0.013 px at most
     ends_px = view.project(table.reshape(-1, 2)).reshape(n, 2, 1, 2)
     share = np.linspace(0.0, 1.0, k)[None, :, None]
     px = (ends_px[:, 0] + (ends_px[:, 1] - ends_px[:, 0]) * share).astype(np.float32)
     samples = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR)
     light = LINEAR[samples].mean(axis=2) if samples.ndim == 3 else LINEAR[samples]
-    inside = (px[..., 0] >= 0) & (px[..., 0] <= image.shape[1] - 1) & (px[..., 1] >= 0) & (px[..., 1] <= image.shape[0] - 1)
+    h, w = image.shape[:2]
+    inside = (px[..., 0] >= 0) & (px[..., 0] <= w - 1) & (px[..., 1] >= 0) & (px[..., 1] <= h - 1)
     # pixels per mm across each edge, from the profile's own ends
     scale = np.linalg.norm(px[:, -1] - px[:, 0], axis=1) / (across[:, -1] - across[:, 0])
     ends = int(round(PLATEAU_SHARE * k))
@@ -148,7 +149,8 @@ def _fit_sigma(d: np.ndarray, v: np.ndarray, ends: int) -> float | None:
     p = np.array([0.0, 1.0])
     for _ in range(FIT_STEPS):
         r = (model(p) - mean) * weight
-        j = np.column_stack([(model(p + e) - model(p - e)) / (2 * e.sum()) for e in np.eye(2) * 1e-3]) * weight[:, None]
+        j = np.column_stack([(model(p + e) - model(p - e)) / (2 * e.sum()) for e in np.eye(2) * 1e-3])
+        j *= weight[:, None]
         change = np.linalg.lstsq(j, -r, rcond=None)[0]
         p = p + change
         p[1] = min(max(p[1], 0.05), 20.0)
@@ -170,6 +172,7 @@ def _profile_points(layout: MarkerLayout, seen: tuple[int, ...]) -> tuple[np.nda
         t = np.linspace(-ALONG_SHARE * h, ALONG_SHARE * h, EDGE_PROFILES)
         for nx, ny in ((0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)):
             on_edge = np.column_stack([cx + nx * h - ny * t, cy + ny * h + nx * t])
-            points.append(on_edge[:, None, :] + np.array([[nx * u[0], ny * u[0]], [nx * u[-1], ny * u[-1]]])[None])
+            reach = np.array([[nx * u[0], ny * u[0]], [nx * u[-1], ny * u[-1]]])
+            points.append(on_edge[:, None, :] + reach[None])
             offsets.append(np.broadcast_to(u, (EDGE_PROFILES, PROFILE_SAMPLES)))
     return np.concatenate(points), np.concatenate(offsets)

@@ -65,6 +65,21 @@ def test_a_dark_olive_upright_whose_red_fell_against_its_green_is_green_not_yell
     assert _read(det, [[-2.67, -0.8, -0.62], [-1.97, -0.79, -0.59]], wood)[0] == "yellow"
 
 
+def test_a_dark_olive_upright_whose_red_stayed_level_with_its_green_is_green_when_green_is_near():
+    # path-traced 9208 and 9211: green large uprights over wood, olive, their red level
+    # with their green against the wood (risen 0.00 and 0.03: a reading's noise), green
+    # 0.30 and 0.37 spreads further than yellow (RED_LEVEL, RED_LEVEL_GAP)
+    det = Detector(MarkerLayout.default())
+    wood = [-0.51, -0.33, -0.17]
+    assert _read(det, [[-1.53, -1.04, -0.84], [-1.28, -0.88, -0.72]], wood)[0] == "green"
+    wood = [-0.41, -0.34, -0.2]
+    assert _read(det, [[-2.03, -1.52, -1.3], [-1.78, -1.37, -1.2]], wood)[0] == "green"
+    # a pale yellow flat (held out 9620) whose red rose only 0.04 above its green, but
+    # which green explains 0.69 spreads worse, stays yellow
+    cloth = [-0.93, -0.62, -0.36]
+    assert _read(det, [[-1.54, -0.69, -0.38], [-1.25, -0.67, -0.37]], cloth)[0] == "yellow"
+
+
 def test_green_over_felt_reads_green_where_red_or_yellow_plastic_would_show_more():
     # over green felt (red-poor) the red a green piece shows is its faces' mirror of the
     # room. Held out 9616: a green medium flat reads red, but red plastic lifts red above

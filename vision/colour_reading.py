@@ -154,12 +154,12 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
     reading is plainly a tinted plastic (GLARE_PLAIN), the whole blob's green over its
     most tinted quarter's yellow (the warm mirror), and green, not yellow, where the
     blob's red fell against its green or stayed level with it (YELLOW_PASSES_RED,
-    RED_LEVEL), nor red or yellow over a
-    red-poor table where the plastic would have lifted red or dropped blue against green
-    more (RED_LIFTS_RED, BLUE_BELOW_GREEN), nor green there where its most tinted quarter
-    lifts red as only red plastic does (QUARTER_LIFTS_RED), nor black where it is greener than the table
-    and its green rose more than its blue (BLACK_IS_NOT_GREEN), or where its most tinted
-    quarter is plainly bluer than the table (BLACK_IS_NOT_BLUE)."""
+    RED_LEVEL), nor red or yellow over a red-poor table where the plastic would have
+    lifted red or dropped blue against green more (RED_LIFTS_RED, BLUE_BELOW_GREEN), nor
+    green there where its most tinted quarter lifts red as only red plastic does
+    (QUARTER_LIFTS_RED), nor black where it is greener than the table and its green rose
+    more than its blue (BLACK_IS_NOT_GREEN), or where its most tinted quarter is plainly
+    bluer than the table (BLACK_IS_NOT_BLUE)."""
     n, k = r.shape[:2]
     d = models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).reshape(n, k, -1)
     explained = d.min(axis=2)                    # blobs × readings

@@ -42,11 +42,19 @@ def read_right(truth: Piece, found: Piece) -> bool:
 
 
 def _pairs(truth: list, found: list, within_mm: float) -> list[tuple[int, int]]:
-    """Index pairs of truth and found points, nearest overall (Hungarian), no further apart than within_mm."""
+    """Index pairs of truth and found points no further apart than within_mm: as many such
+    pairs as there can be, and of those the nearest overall (Hungarian). A pair out of
+    reach costs more than every pair within it together, so a piece read in its place is
+    never traded for two pairs out of reach (which would count it missed and false):
+
+    >>> _pairs([(162, 431), (140, 409)], [(162, 430), (195, 464)], 25.0)   # 1 + 78 mm, or 47 + 30
+    [(0, 0)]
+    """
     if not truth or not found:
         return []
     cost = np.linalg.norm(np.array(truth, float)[:, None] - np.array(found, float)[None], axis=2)
-    rows, cols = linear_sum_assignment(np.minimum(cost, within_mm * 10))
+    out_of_reach = within_mm * (min(len(truth), len(found)) + 1)
+    rows, cols = linear_sum_assignment(np.where(cost <= within_mm, cost, out_of_reach))
     return [(int(r), int(c)) for r, c in zip(rows, cols) if cost[r, c] <= within_mm]
 
 

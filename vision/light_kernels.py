@@ -13,6 +13,27 @@ from vision.compiled import jit
 
 
 @jit()
+def shadow_samples(shadow, body, usable, hue, lum, darker, caster, same_hue_cos):
+    """Each pixel's hue change per unit of darkening (N × 2, float32) in the predicted
+    `shadow` (uint8) off every `body` on `usable` table, darker than `darker` (log) and
+    not tinted the `caster`'s way (cosine over `same_hue_cos`: its plastic's light)."""
+    rows, cols = shadow.shape
+    out = np.empty((rows * cols, 2), np.float32)
+    caster_length = np.hypot(caster[0], caster[1])
+    n = 0
+    for y in range(rows):
+        for x in range(cols):
+            if shadow[y, x] == 0 or body[y, x] != 0 or not usable[y, x] or lum[y, x] >= darker:
+                continue
+            h0, h1 = hue[y, x, 0], hue[y, x, 1]
+            if h0 * caster[0] + h1 * caster[1] > same_hue_cos * np.hypot(h0, h1) * caster_length:
+                continue
+            out[n, 0], out[n, 1] = h0 / -lum[y, x], h1 / -lum[y, x]
+            n += 1
+    return out[:n]
+
+
+@jit()
 def take_out_window(shadow, body, usable, hue, lum, caster, plain_chroma, same_hue_cos, out):
     """Set `out` (bool, the window) where the predicted `shadow` (uint8) lies off every
     `body` (uint8) on `usable` table (bool) and the pixel is darker than the bare table

@@ -106,19 +106,26 @@ def test_the_drawing_outlines_each_shadow_the_lamp_casts():
     assert (drawn[y - 1:y + 2, x - 1:x + 2] != plain[y - 1:y + 2, x - 1:x + 2]).any()
 
 
+def random_window(rng: np.random.Generator, largest: int, mean_lum: float) -> tuple:
+    """A random piece's window for the compiled shadow kernels: its shape, predicted
+    shadow, bodies, usable table, hue and darkening, and the caster's hue."""
+    shape = tuple(rng.integers(5, largest, 2))
+    shadow = (rng.random(shape) < 0.6).astype(np.uint8)
+    body = (rng.random(shape) < 0.2).astype(np.uint8)
+    usable = rng.random(shape) < 0.9
+    hue = rng.normal(0, 0.2, shape + (2,)).astype(np.float32)
+    lum = rng.normal(mean_lum, 0.2, shape).astype(np.float32)
+    caster = np.array([rng.normal(0, 0.5), rng.normal(0, 0.5)])
+    return shape, shadow, body, usable, hue, lum, caster
+
+
 def test_the_compiled_shadow_test_takes_out_what_the_numpy_expressions_did():
     """vision.light_kernels.take_out_window against the numpy it replaced, on random
     windows with hues near the caster's cosine and chromas near PLAIN_CHROMA."""
     from vision.light_kernels import take_out_window
     rng = np.random.default_rng(7)
     for _ in range(50):
-        shape = tuple(rng.integers(5, 40, 2))
-        shadow = (rng.random(shape) < 0.6).astype(np.uint8)
-        body = (rng.random(shape) < 0.2).astype(np.uint8)
-        usable = rng.random(shape) < 0.9
-        hue = rng.normal(0, 0.2, shape + (2,)).astype(np.float32)
-        lum = rng.normal(-0.1, 0.2, shape).astype(np.float32)
-        caster = np.array([rng.normal(0, 0.5), rng.normal(0, 0.5)])
+        shape, shadow, body, usable, hue, lum, caster = random_window(rng, 40, -0.1)
         rows, cols = np.nonzero((shadow > 0) & (body == 0) & usable)
         hs = hue[rows, cols]
         chroma = np.hypot(hs[:, 0], hs[:, 1])
@@ -180,13 +187,7 @@ def test_the_compiled_shadow_samples_are_the_numpy_selection():
     from vision.light_kernels import shadow_samples
     rng = np.random.default_rng(3)
     for _ in range(30):
-        shape = tuple(rng.integers(5, 30, 2))
-        shadow = (rng.random(shape) < 0.6).astype(np.uint8)
-        body = (rng.random(shape) < 0.2).astype(np.uint8)
-        usable = rng.random(shape) < 0.9
-        hue = rng.normal(0, 0.2, shape + (2,)).astype(np.float32)
-        lum = rng.normal(-0.2, 0.2, shape).astype(np.float32)
-        caster = np.array([rng.normal(0, 0.5), rng.normal(0, 0.5)])
+        _, shadow, body, usable, hue, lum, caster = random_window(rng, 30, -0.2)
         pick = (shadow > 0) & (body == 0) & usable & (lum < -0.1)
         pick &= hue @ caster <= light.SAME_HUE_COS * np.hypot(hue[..., 0], hue[..., 1]) * np.hypot(*caster)
         expected = hue[pick] / -lum[pick][:, None]

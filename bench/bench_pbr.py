@@ -59,11 +59,13 @@ def _seeds(variable: str = "PYRAMID_PBR_SEEDS", default: str = "9200-9211") -> l
     return [int(s) for s in text.split(",")]
 
 
-def _detect(r, seed: int, failures: list[str], palette=None, blurs: list[float] | None = None) -> TableState:
+def _detect(r, seed: int, failures: list[str], palette=None, blurs: list[float] | None = None,
+            camera_file: bool = True) -> TableState:
     """The detected table, or an empty one (every piece missed) when the markers are not
-    found; the picture's blur at the markers (px) is added to `blurs` if given."""
+    found; the picture's blur at the markers (px) is added to `blurs` if given; without
+    `camera_file` the lens is estimated from the markers."""
     try:
-        detection = Detector(r.spec.layout, r.intrinsics).detect(r.image, palette=palette)
+        detection = Detector(r.spec.layout, r.intrinsics if camera_file else None).detect(r.image, palette=palette)
     except InputError as e:
         failures.append(f"{seed}: {e}")
         return TableState(())
@@ -77,10 +79,10 @@ def main() -> None:
     if not pbr.available():
         print("SKIPPED: mitsuba is not installed (pip install -e '.[pbr]' for the independent renderer)")
         return
-    scores = {"pbr": Score(), "ours": Score(), "pbr-game": Score()}
+    scores = {"pbr": Score(), "ours": Score(), "pbr-game": Score(), "pbr-markers": Score()}
     per_surface: dict[tuple[str, str], Score] = {}
     seconds = []
-    failures: dict[str, list[str]] = {"pbr": [], "ours": [], "pbr-game": []}
+    failures: dict[str, list[str]] = {"pbr": [], "ours": [], "pbr-game": [], "pbr-markers": []}
     for seed in _seeds():
         r, timing = pbr.render_seed(seed)
         if not timing.cached:
@@ -93,6 +95,8 @@ def main() -> None:
             per_surface.setdefault((name, kind), Score()).add(pic.truth, state, str(seed))
         # the live referee tells the detector its game's colours (WarpShips': the scenes')
         scores["pbr-game"].add(r.truth, _detect(r, seed, failures["pbr-game"], GAME_COLOURS), str(seed))
+        # no camera.json: the focal length and k1 from the markers (calibration.registration)
+        scores["pbr-markers"].add(r.truth, _detect(r, seed, failures["pbr-markers"], camera_file=False), str(seed))
     seeds = _seeds()
     print(f"{len(seeds)} scenes (seeds {seeds[0]}-{seeds[-1]}), intrinsics given; "
           f"Mitsuba {pbr._mi().variant()}, {pbr.SPP} spp, walls {pbr.WALLS}")
@@ -107,6 +111,10 @@ def main() -> None:
                 print(f"  {kind}: " + s.summary().split("\nper colour")[0].replace("\n", "; "))
     print("\nindependent renderer, WarpShips' colours in play: "
           + "; ".join(scores["pbr-game"].summary().split("\n")[:2]).replace(";   ", "; "))
+    print("independent renderer, markers alone (no camera.json): "
+          + "; ".join(scores["pbr-markers"].summary().split("\n")[:4]).replace(";   ", "; "))
+    for f in failures["pbr-markers"]:
+        print(f"  registration failed, every piece counted missed: {f}")
     print("\nmistakes on the independent renderer:")
     for m in scores["pbr"].mistakes:
         print("  ", m)

@@ -2,7 +2,8 @@
 a piece's window instead of a dozen NumPy calls on its pixels (vision.light.cast_shadows,
 ~90 µs a piece, ~2 ms a frame). The same pixels as the NumPy expressions it replaced,
 with their types: hue and chroma in float32, the hue's agreement with the caster's in
-float64 (NumPy's matrix product of float32 pixels with a float64 hue).
+float64 (NumPy's matrix product of float32 pixels with a float64 hue). Also the samples
+of the picture's shadow tint (vision.light.shadow_tint), one pass a window.
 """
 
 from __future__ import annotations

@@ -331,14 +331,24 @@ class Timing:
     cached: bool
 
 
+def cached(seed: int, spp: int = SPP, lighting: str = "lamps", **options) -> bool:
+    """Whether `render_seed` with these arguments reads its radiance from the cache (no
+    path tracing, ~1 min a scene, needed)."""
+    return _cache_path(seed, relit(random_scene(seed, **options), lighting), spp).exists()
+
+
+def _cache_path(seed: int, spec: SceneSpec, spp: int) -> Path:
+    key = hashlib.sha1(f"{RENDER_VERSION}:{WALLS}:{spp}:{spec!r}{_filter_key()}".encode()).hexdigest()[:20]
+    return CACHE_DIR / f"{seed}-{key}.npy"
+
+
 def render_seed(seed: int, spp: int = SPP, development: Development = PLAIN, lighting: str = "lamps",
                 **options) -> tuple[Rendered, Timing]:
     """The path-traced picture of random_scene(seed, **options), `relit` by `lighting`.
     The radiance is kept on disk (keyed by RENDER_VERSION, walls, spp, the spec and a
     filter other than the default), the camera develops it anew (`development`)."""
     spec = relit(random_scene(seed, **options), lighting)
-    key = hashlib.sha1(f"{RENDER_VERSION}:{WALLS}:{spp}:{spec!r}{_filter_key()}".encode()).hexdigest()[:20]
-    path = CACHE_DIR / f"{seed}-{key}.npy"
+    path = _cache_path(seed, spec, spp)
     timing = Timing(0.0, True)
     try:
         radiance = np.load(path).astype(np.float32)

@@ -60,3 +60,16 @@ def test_a_bulb_is_the_first_lamp_alone_small_in_a_room_of_its_colour():
 def test_an_unknown_lighting_is_refused():
     with pytest.raises(ValueError, match="softbox"):
         relit(random_scene(9200), "candles")
+
+
+def test_a_scene_counts_as_cached_only_once_its_radiance_is_kept_under_its_own_key(monkeypatch, tmp_path):
+    # bench_accuracy_sets reads the path-traced sets only when every scene is cached
+    from bench.pbr import render as pbr
+    monkeypatch.setattr(pbr, "CACHE_DIR", tmp_path)
+    assert not pbr.cached(9200)
+    spec = random_scene(9200)
+    np.save(pbr._cache_path(9200, spec, pbr.SPP), np.zeros((2, 2, 3), np.float16))
+    assert pbr.cached(9200)
+    assert not pbr.cached(9200, lighting="sun") and not pbr.cached(9201)
+    monkeypatch.setattr(pbr, "WALLS", "thick" if pbr.WALLS == "thin" else "thin")
+    assert not pbr.cached(9200)   # the other wall model is another render

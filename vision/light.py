@@ -79,7 +79,8 @@ SAME_HUE_COS = 0.5
 # kept from the take-out: its pixels go like the rest of the shadow's. Measured over A,
 # held out, N, T, crowded and both path-traced wall models: 5 false pieces gone
 # (path-traced 9218, 9257, refracting walls' 9226, our A 9223 and T 9005), nothing lost;
-# share 0.4-0.6 and SHADOW_TINT_DARKER -0.05 … -0.15 alike.
+# share 0.6 and 0.7 keep 1 and 2 of them (0.4: as many, other pieces moved);
+# SHADOW_TINT_DARKER -0.05 … -0.15 alike.
 SHADOW_TINT_DARKER = -0.1
 SHADOW_TINT_MIN_PX = 200
 SHADOW_LIKE_SHARE = 0.5

@@ -58,7 +58,8 @@ COST_GAP_CONFIDENT = 0.5
 # is taken out with them unless its pyramid's edges say it is one: an edge score (the
 # mean step along its model's edges, vision.edges) of SHADOW_LIKE_EDGES or more. The
 # five false pieces it took out scored 0.07-0.12; a green upright on felt in a
-# neighbour's shadow, 0.18, is kept (at 0.2 it was lost); 0.13-0.17 alike.
+# neighbour's shadow, 0.18, is kept (at 0.2 it is lost); at 0.13 one false piece stays,
+# 0.17 reads as 0.15.
 SHADOW_LIKE_EDGES = 0.15
 # How many times the pieces' predicted shadows are taken out of the picture and it is
 # read again (vision.light): a piece read wrong before, read right once its shadow is

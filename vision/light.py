@@ -213,14 +213,11 @@ def predicted_shadows(pieces: Sequence[Piece], pieces_px: Sequence[np.ndarray], 
     out = []
     for k, (p, own) in enumerate(zip(pieces, pieces_px)):
         shadow = grid.to_px(shadow_polygon(piece_vertices(p), lamp.towards))
-        both = np.vstack([shadow, own])
-        x0, y0 = np.maximum(np.floor(both.min(axis=0)).astype(int) - 1, 0)
-        x1, y1 = np.minimum(np.ceil(both.max(axis=0)).astype(int) + 2, (grid.width, grid.height))
-        if x1 <= x0 or y1 <= y0:
+        window = _window(np.vstack([shadow, own]), grid)
+        if window is None:
             continue
-        window = np.s_[y0:y1, x0:x1]
-        origin = np.array([x0, y0])
-        drawn = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        origin = np.array([window[1].start, window[0].start])
+        drawn = np.zeros((window[0].stop - window[0].start, window[1].stop - window[1].start), np.uint8)
         _fill(drawn, own - origin)
         inside = hue[window][drawn > 0]
         caster = np.array([median(inside[:, 0]), median(inside[:, 1])]) if len(inside) else np.zeros(2)
@@ -253,14 +250,11 @@ def shadow_like(casts: Sequence[Cast], pieces_px: Sequence[np.ndarray], candidat
         return set()
     out = set()
     for k in candidates:
-        own = pieces_px[k]
-        x0, y0 = np.maximum(np.floor(own.min(axis=0)).astype(int) - 1, 0)
-        x1, y1 = np.minimum(np.ceil(own.max(axis=0)).astype(int) + 2, (grid.width, grid.height))
-        if x1 <= x0 or y1 <= y0:
+        box = _window(pieces_px[k], grid)
+        if box is None:
             continue
-        box = np.s_[y0:y1, x0:x1]
-        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        _fill(inside, own - (x0, y0))
+        inside = np.zeros((box[0].stop - box[0].start, box[1].stop - box[1].start), np.uint8)
+        _fill(inside, pieces_px[k] - (box[1].start, box[0].start))
         others = np.zeros_like(inside)   # where the other pieces' predicted shadows fall
         for cast in casts:
             if cast.piece != k:
@@ -285,6 +279,14 @@ def shadow_tint(casts: Sequence[Cast], body: np.ndarray, lum: np.ndarray, hue: n
     if len(ratios) < SHADOW_TINT_MIN_PX:
         return None
     return np.array([median(ratios[:, 0]), median(ratios[:, 1])])
+
+
+def _window(points_px: np.ndarray, grid: TableGrid) -> tuple[slice, slice] | None:
+    """The grid's rows and columns (slices) holding `points_px` (N×2, grid pixels) and
+    the 1/16-pixel fill around them, clipped to the grid; None if that leaves nothing."""
+    x0, y0 = np.maximum(np.floor(points_px.min(axis=0)).astype(int) - 1, 0)
+    x1, y1 = np.minimum(np.ceil(points_px.max(axis=0)).astype(int) + 2, (grid.width, grid.height))
+    return np.s_[y0:y1, x0:x1] if x1 > x0 and y1 > y0 else None
 
 
 def _paint(dst: np.ndarray, dst_box: tuple[slice, slice], src: np.ndarray, src_box: tuple[slice, slice]) -> None:

@@ -92,6 +92,12 @@ class Blur:
                 f"focus the camera; pieces' sizes may be misread")
 
 
+def soft_warning(blur: Blur | None) -> str | None:
+    """What to tell the players about a picture's blur (measured, else None): its
+    warning if it is soft, else nothing."""
+    return blur.warning() if blur is not None and blur.soft else None
+
+
 def marker_blur(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: Sequence[int]) -> Blur | None:
     """The blur of `image` measured across the edges of the markers `seen` (see the
     module's notes); None when too few edges can be read."""

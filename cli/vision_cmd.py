@@ -118,11 +118,13 @@ def _warnings(detection, layout) -> list[str]:
     """What a reader of `detect`'s JSON should know about how sure it is: a hand over the
     table, markers hidden when no camera file gives the focal length, a soft picture
     (calibration.sharpness)."""
+    from calibration.sharpness import soft_warning
     from vision.hands import HAND_WARNING
     out = [HAND_WARNING] if detection.hand else []
     reg = detection.registration
-    if reg.blur is not None and reg.blur.soft:
-        out.append(reg.blur.warning())
+    soft = soft_warning(reg.blur)
+    if soft:
+        out.append(soft)
     missing = [m.id for m in layout.markers if m.id not in reg.markers_seen]
     if missing and reg.view.meta.get("focal_estimated"):
         which = f"marker{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}"

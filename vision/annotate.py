@@ -15,6 +15,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from calibration.sharpness import soft_warning
 from domain import Pose
 from vision.confidence import UNSURE_BELOW
 from vision.geometry import model_points_3d
@@ -99,6 +100,6 @@ def _draw_frame(out: np.ndarray, view, detection) -> None:
         _label(out, f"lamp {lamp.elevation_deg:.0f}deg up: shadows grey", o + (0, 18), SHADOW_BGR)
     if getattr(detection, "hand", False):
         _label(out, HAND_WARNING, o + (0, 36), (0, 0, 255))
-    blur = getattr(detection.registration, "blur", None)
-    if blur is not None and blur.soft:
-        _label(out, blur.warning(), o + (0, 54), (0, 0, 255))
+    soft = soft_warning(getattr(detection.registration, "blur", None))
+    if soft:
+        _label(out, soft, o + (0, 54), (0, 0, 255))

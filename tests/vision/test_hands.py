@@ -67,6 +67,22 @@ def test_shade_joins_fingers_only_to_a_blob_as_big_as_a_palm(palm_rows, is_hand)
     assert _hand(labels) == frozenset()   # without the shade, no hand either way
 
 
+def test_a_striped_cloth_s_lines_are_no_palm():
+    # the palm of the test above replaced by a striped cloth's dark lines, one component
+    # (2 px lines 4 px apart, joined at one end) as big as a palm but no thicker than a
+    # stripe: the shade does not join the fingers to it
+    palm_rows = 30
+    labels = _fingers(1, palm_rows, off_palm_px=4)
+    labels[labels == 6] = 0
+    for row in range(H - palm_rows, H, 4):
+        labels[row:row + 2, 40:230] = 6
+    labels[H - palm_rows:H, 40:42] = 6
+    assert np.count_nonzero(labels == 6) >= hands.HAND_PART_MM2
+    dark = np.zeros(labels.shape, bool)
+    dark[H - palm_rows - 4:H - palm_rows, 40:130] = True
+    assert _hand(labels, dark) == frozenset()
+
+
 @pytest.mark.parametrize("sleeve", [True, False])
 def test_an_arm_reaching_in_over_a_marker_sheet_is_a_hand(sleeve):
     # a palm and fingers, a marker sheet (left out of the foreground) between them and the

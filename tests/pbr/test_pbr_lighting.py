@@ -71,5 +71,6 @@ def test_a_scene_counts_as_cached_only_once_its_radiance_is_kept_under_its_own_k
     np.save(pbr._cache_path(9200, spec, pbr.SPP), np.zeros((2, 2, 3), np.float16))
     assert pbr.cached(9200)
     assert not pbr.cached(9200, lighting="sun") and not pbr.cached(9201)
+    assert not pbr.cached(9200, spp=4 * pbr.SPP)   # the cleaner set's renders are others
     monkeypatch.setattr(pbr, "WALLS", "thick" if pbr.WALLS == "thin" else "thin")
     assert not pbr.cached(9200)   # the other wall model is another render

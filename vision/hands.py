@@ -39,7 +39,7 @@ HAND_PART_MM2 = 2000.0
 # ... and solid as a palm: at least PALM_CORE_MM2 of it lies PALM_CORE_MM or more inside
 # its outline. A striped cloth's dark lines, joined along their length to a piece, make a
 # blob as big as a palm but no thicker than a stripe: path-traced thick-walled 9203 at
-# 256 samples a pixel (1 cm stripes), 2717 mm² with 484 mm² of core, took a red and a
+# 256 samples a pixel, 2717 mm² with 484 mm² of core, took a red and a
 # green upright for a hand's. The hand renders' palms and sleeves have 746 mm² of core or
 # more (every hand keeps at least one such blob; seen as before, 15 of 15).
 PALM_CORE_MM = 5.0

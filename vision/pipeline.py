@@ -32,9 +32,9 @@ import numpy as np
 
 from calibration import development, white_balance
 from calibration.camera import Intrinsics
-from calibration.colour import ColourModels
+from calibration.colour import TRANSLUCENT, ColourModels
 from calibration.markers import MarkerLayout
-from domain import Coin, TableState
+from domain import Coin, Color, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
@@ -47,7 +47,7 @@ from vision.geometry import COIN, FLAT, piece_params, to_piece
 from vision.light import Lamp
 from vision.rectify import Rectifier, TableGrid
 from vision.pictures import BadImageError, check_colour, check_image
-from vision.places import one_per_place
+from vision.places import colour_margin, place_colour, places
 from vision.segment import PIECE_MIN_MM2, BackgroundFiller, Foreground, foreground
 from vision.sheets import table_mask
 from vision.threads import one_opencv_thread
@@ -108,6 +108,7 @@ class Detector:
                  colours_path: str | None = None, models: ColourModels | None = None):
         self.layout, self.intrinsics = layout, intrinsics
         self.models = models or ColourModels.load(colours_path)
+        self._hued = np.array([m.kind == TRANSLUCENT and m.name != Color.CLEAR.value for m in self.models.models])
         self.confidence = ConfidenceModel.load()
         self.grid = TableGrid.around(layout)
         self._rectifier: Rectifier | None = None
@@ -330,13 +331,13 @@ class Detector:
         chosen = edges.with_edges(chosen, emap, camera)
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
-        names, plain, margins = [], [], []
+        names, plain = [], []
         if chosen:
             distances = np.array([c[0].colour_distances for c in chosen])
             plain = self.models.nearest(distances)[0]   # what the blob looks like, game or not
-            names, margins = self.models.nearest(distances + prior)
-        placed = []   # (piece, its fit, colour margin, gap, its colour reading)
-        for (b, best, gap), name, looks, margin in zip(chosen, names, plain, margins):
+            names = self.models.nearest(distances + prior)[0]
+        placed = []   # (piece, its fit, gap, its colour reading, its colour distances)
+        for (b, best, gap), name, looks, weighed in zip(chosen, names, plain, distances + prior if chosen else []):
             h = best.hypothesis
             if h.kind == COIN:
                 coin, piece_fit = _coin(f"c{len(coins) + 1}", best, gap, camera)
@@ -345,17 +346,26 @@ class Detector:
                 continue
             if b.dark and looks == "clear":
                 continue   # a dark, hueless blob that looks like table through clear plastic is table
-            conf = round(self.confidence.probability(best.iou, gap, float(margin), h.kind == FLAT), 3)
-            if b.by_hand and conf < HAND_KEEP_CONF:
+            piece = to_piece("", name, h.kind, h.size, best.params, self._confidence(best, gap, weighed))  # type: ignore[arg-type]
+            if b.by_hand and piece.confidence < HAND_KEEP_CONF:
                 continue   # most likely a finger: a piece the hand touches is reported only if clear
-            piece = to_piece("", name, h.kind, h.size, best.params, conf)  # type: ignore[arg-type]
-            placed.append((piece, best, float(margin), gap, (b.observed, b.table)))
-        for k in one_per_place([piece for piece, *_ in placed]):
-            piece, best, margin, gap, reading = placed[k]
+            placed.append((piece, best, gap, (b.observed, b.table), weighed))
+        for k, others in sorted(places([piece for piece, *_ in placed]).items()):
+            piece, best, gap, reading, weighed = placed[k]
+            readings = [k, *others]
+            by = place_colour([placed[j][4] for j in readings], self._hued) if others else None
+            if by:   # the colour of another reading of its place (places.place_colour)
+                reading, weighed = placed[readings[by]][3:]
+                piece = replace(piece, color=Color(self.models.names[int(np.argmin(weighed))]),
+                                confidence=self._confidence(best, gap, weighed))
             pid = f"p{len(pieces) + 1}"
             pieces.append(replace(piece, id=pid))
-            decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap, reading))
+            decided.append(PieceFit(pid, piece.color.value, best, colour_margin(weighed), piece.confidence, gap, reading))
         return TableState(tuple(pieces), tuple(coins)), decided
+
+    def _confidence(self, best: fitting.Fit, gap: float, weighed: np.ndarray) -> float:
+        """A piece's confidence from its outline's cover, its pose gap and its colour margin."""
+        return round(self.confidence.probability(best.iou, gap, colour_margin(weighed), best.hypothesis.kind == FLAT), 3)
 
 
 def _coin(cid: str, fit: fitting.Fit, gap: float, camera: np.ndarray) -> tuple[Coin, PieceFit]:

@@ -10,7 +10,7 @@ Our renderer (vision.render, cached by vision.scenes), always:
   crowded: 9520-9544, every piece placed beside another.
 Path traced (bench/pbr, Mitsuba), with thin walls and with refracting ones: seeds
 9200-9259 (red, yellow, green, blue) and 9800-9805 (the Rainbow stash with black);
-and a cleaner set, thin walls at 256 samples a pixel (9200-9211): another renderer may
+and a cleaner set, thin walls at 256 samples a pixel (9200-9223): another renderer may
 leave less noise than our 64 samples do, and the two read differently.
 Path tracing takes about a minute a scene (four at 256 samples), so those sets are read
 only when their renders are cached (PYRAMID_PBR_CACHE), or rendered first with
@@ -36,7 +36,7 @@ OURS = {
     "crowded": [(seed, {"crowd": 1.0}) for seed in range(9520, 9545)],
 }
 PATH_TRACED = [(seed, {}) for seed in range(9200, 9260)] + [(seed, {"colors": RAINBOW}) for seed in range(9800, 9806)]
-CLEANER = [(seed, {"spp": 256}) for seed in range(9200, 9212)]
+CLEANER = [(seed, {"spp": 256}) for seed in range(9200, 9224)]
 PATH_TRACED_SETS = {   # label: (walls, scenes)
     "path traced, thin walls": ("thin", PATH_TRACED),
     "path traced, refracting walls": ("thick", PATH_TRACED),

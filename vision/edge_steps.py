@@ -17,7 +17,8 @@ poses and from the other sizes laid where those lie (a bigger upright also with 
 in its corner or at its side: a blob of a piece's lit faces only is off its centre; an
 upright at a flat fit's tail: an upright and its shadow make a flat-shaped blob). The
 decision (`steps_decide`) then takes another size of the same pose when its edges are
-EDGE_RATIO times stronger than the winner's, another pose only at OTHER_POSE_RATIO
+EDGE_RATIO times stronger than the winner's (at the best start of its own size and
+pose that covers the blob as well as its own: _winner_at_its_best), another pose only at OTHER_POSE_RATIO
 (the ridges of an upright seen from above hold a flat piece's outline; CLOSE_POSE_RATIO
 where the outline fits it nearly as well), within the
 decisions' usual near tie of the outline cost (an upright beyond which the blob holds
@@ -263,15 +264,49 @@ def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> b
                 and median(chroma[nose]) < decide.TINT_SHARE * median(chroma[~nose]))
 
 
+def _winner_at_its_best(b, best: fitting.Fit, codes: list[int], score: np.ndarray, params: np.ndarray,
+                        grid: TableGrid, camera: np.ndarray) -> np.ndarray:
+    """The blob's start scores with the winner's own (the first) raised to its size and
+    pose's best start whose silhouette covers the blob at least as well as its own. The
+    edge search climbs from each start to the nearest strong edges: from the outline
+    fit's pose, a blob missing part of the piece (an upright's faces that look like the
+    table, a flat's pale open base) can leave the winner turned or shifted onto weaker
+    ones, while the same piece started elsewhere finds its true edges and a rival's
+    best start is weighed against the winner's worst (path-traced 9211: a yellow large
+    upright fitted 15° off scored 0.21 there and 0.31 at another start, where a medium
+    flat's 0.29 beat the first by the other pose's ratio). A start that covers the blob
+    less may be on a neighbour's edges: it does not count."""
+    mine_code = CODE[(best.hypothesis.kind, best.hypothesis.size)]
+    higher = [r for r in range(1, len(codes)) if codes[r] == mine_code and score[r] > score[0]]
+    if not higher:
+        return score
+    top = max(higher, key=lambda r: score[r])
+    shape, origin, inside = b.part.mask.shape, grid.corner_mm(b.origin_px), b.part.mask > 0
+
+    def cover(r: int) -> float:
+        """The blob's IoU with the winner's silhouette at start r."""
+        drawn = decide._model_mask(fitting.Fit(best.hypothesis, params[r], best.rms, best.iou),
+                                   shape, origin, grid.res, camera)
+        return np.count_nonzero(drawn & inside) / max(np.count_nonzero(drawn | inside), 1)
+
+    if cover(top) < cover(0):
+        return score
+    raised = score.copy()
+    raised[0] = score[top]
+    return raised
+
+
 def _better(b, best: fitting.Fit, options: list[fitting.Fit], codes: list[int],
             score: np.ndarray, params: np.ndarray, grid: TableGrid, camera: np.ndarray,
             shadow_nose: float | None = None) -> tuple[int, float] | None:
     """Which of a blob's searched starts (their size and pose `codes`, edges.KEYS'
     indices, edge `score` and refined `params`; the first is the winner's own) should replace the winner, if any,
-    and by how much its edges beat the ratio it needed (0: just). `shadow_nose`: the
+    and by how much its edges beat the ratio it needed (0: just), the winner's score being
+    its best start's that covers the blob as well (_winner_at_its_best). `shadow_nose`: the
     winner is a flat piece that may be an upright and its shadow, and this share of its
     edges is what an upright needs (_shadow_noses)."""
     mine = (best.hypothesis.kind, best.hypothesis.size)
+    score = _winner_at_its_best(b, best, codes, score, params, grid, camera)
     fitted: dict[tuple[str, Size], float] = {}   # each size and pose's cheapest outline cost
     for f in options:   # (sorted by cost: the first of each is its cheapest)
         key = (f.hypothesis.kind, f.hypothesis.size)

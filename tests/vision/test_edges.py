@@ -484,3 +484,30 @@ def test_a_neighbours_plastic_is_not_an_uprights_shaded_faces():
     # beside it steps 1.5 times as strongly; the flat's plastic beyond the blob is darker
     # than the table, which passed for the large one's shaded faces (_dark_added_share)
     assert_read_as(detect(rendered(9530, crowd=1.0)), (339.0, 394.0), 2.0, "yellow", Size.SMALL, Pose.UPRIGHT)
+
+
+def test_a_winner_is_weighed_at_its_best_start_that_covers_its_blob():
+    # path-traced 9211 at 256 samples: a large upright's blob held only its coloured faces,
+    # the outline fit turned it 15° off, and there its edges scored 0.21 against 0.31 at
+    # another start; a flat's 0.29 beat the first by the other pose's ratio
+    from types import SimpleNamespace
+    from vision.decide import outline_of, polygon_mask
+    grid = TableGrid(0.0, 0.0, 1.0, 80, 80)
+    camera = np.array([40.0, 40.0, 950.0])
+    upright = fitting.Hypothesis(0, UPRIGHT, Size.LARGE)
+    true_pose, fitted_pose = np.array([40.0, 40.0, 26.0]), np.array([40.0, 41.0, 11.0])
+    piece = polygon_mask(outline_of(fitting.Fit(upright, true_pose, 1.0, 0.8), camera), (80, 80), np.zeros(2), 1.0)
+    # the table around the blob is bare (no shaded faces beyond it)
+    blob = SimpleNamespace(origin_px=np.array([0.0, 0.0]), part=SimpleNamespace(mask=piece.astype(np.uint8) * 255),
+                           dark=False, neighbours=None, lum=np.zeros((80, 80), np.float32),
+                           chroma=np.zeros((80, 80), np.float32))
+    winner = fitting.Fit(upright, fitted_pose, 1.0, 0.8)
+    flat = fitting.Fit(fitting.Hypothesis(0, FLAT, Size.MEDIUM), np.array([45.0, 35.0, 300.0]), 1.1, 0.8)
+    keys = [(UPRIGHT, Size.LARGE), (UPRIGHT, Size.LARGE), (FLAT, Size.MEDIUM)]
+    params = np.array([fitted_pose, true_pose, flat.params])
+    score = np.array([0.21, 0.31, 0.29])
+    assert edge_steps._better(blob, winner, [winner, flat], _codes(keys), score, params, grid, camera) is None
+    # the same score at a start off the blob (a neighbour's edges) does not count
+    params[1] = true_pose + [12.0, 0.0, 0.0]
+    pick = edge_steps._better(blob, winner, [winner, flat], _codes(keys), score, params, grid, camera)
+    assert pick is not None and pick[0] == 2

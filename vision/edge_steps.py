@@ -305,8 +305,18 @@ def _better(b, best: fitting.Fit, options: list[fitting.Fit], codes: list[int],
     its best start's that covers the blob as well (_winner_at_its_best). `shadow_nose`: the
     winner is a flat piece that may be an upright and its shadow, and this share of its
     edges is what an upright needs (_shadow_noses)."""
+    pick = _better_at(b, best, options, codes, score, params, grid, camera, shadow_nose)
+    if pick is None:   # (a higher score for the winner only raises what a rival needs)
+        return None
+    raised = _winner_at_its_best(b, best, codes, score, params, grid, camera)
+    return pick if raised is score else _better_at(b, best, options, codes, raised, params, grid, camera, shadow_nose)
+
+
+def _better_at(b, best: fitting.Fit, options: list[fitting.Fit], codes: list[int],
+               score: np.ndarray, params: np.ndarray, grid: TableGrid, camera: np.ndarray,
+               shadow_nose: float | None = None) -> tuple[int, float] | None:
+    """_better with the winner scoring score[0]."""
     mine = (best.hypothesis.kind, best.hypothesis.size)
-    score = _winner_at_its_best(b, best, codes, score, params, grid, camera)
     fitted: dict[tuple[str, Size], float] = {}   # each size and pose's cheapest outline cost
     for f in options:   # (sorted by cost: the first of each is its cheapest)
         key = (f.hypothesis.kind, f.hypothesis.size)

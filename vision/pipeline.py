@@ -47,7 +47,7 @@ from vision.geometry import COIN, FLAT, piece_params, to_piece
 from vision.light import Lamp
 from vision.rectify import Rectifier, TableGrid
 from vision.pictures import BadImageError, check_colour, check_image
-from vision.places import colour_margin, place_colour, places
+from vision.places import colour_margin, one_per_place, place_colour
 from vision.segment import PIECE_MIN_MM2, BackgroundFiller, Foreground, foreground
 from vision.sheets import table_mask
 from vision.threads import one_opencv_thread
@@ -350,11 +350,11 @@ class Detector:
             if b.by_hand and piece.confidence < HAND_KEEP_CONF:
                 continue   # most likely a finger: a piece the hand touches is reported only if clear
             placed.append((piece, best, gap, (b.observed, b.table), weighed))
-        for k, others in sorted(places([piece for piece, *_ in placed]).items()):
+        for k, others in sorted(one_per_place([piece for piece, *_ in placed]).items()):
             piece, best, gap, reading, weighed = placed[k]
             readings = [k, *others]
             by = place_colour([placed[j][4] for j in readings], self._hued) if others else None
-            if by:   # the colour of another reading of its place (places.place_colour)
+            if by is not None:   # the colour of another reading of its place (places.place_colour)
                 reading, weighed = placed[readings[by]][3:]
                 piece = replace(piece, color=Color(self.models.names[int(np.argmin(weighed))]),
                                 confidence=self._confidence(best, gap, weighed))

@@ -21,30 +21,26 @@ from domain import Color, Piece
 SAME_PLACE_SHARE = 0.3
 
 
-def one_per_place(pieces: list[Piece]) -> list[int]:
-    """Indices of the pieces to keep, in order: of two whose footprints overlap by more
-    than SAME_PLACE_SHARE of the smaller, only one (two blobs of one piece that the edges
-    have moved onto it; real pieces cannot overlap, and a nest is one piece): the bigger,
-    which takes in both blobs (a smaller one is a fragment of it), else a coloured one
-    before black, else the more confident.
+def one_per_place(pieces: list[Piece]) -> dict[int, list[int]]:
+    """The pieces to keep, by index, each with the other readings of its place that it
+    takes in. Of two whose footprints overlap by more than SAME_PLACE_SHARE of the
+    smaller, only one is kept (two blobs of one piece that the edges have moved onto it;
+    real pieces cannot overlap, and a nest is one piece): the bigger, which takes in both
+    blobs (a smaller one is a fragment of it), else a coloured one before black, else the
+    more confident. A reading overlapping several kept ones goes to the one it overlaps
+    most.
 
     >>> from domain import Size
     >>> a = Piece.upright("", "red", Size.LARGE, (100.0, 100.0), 0.0, 0.3)
     >>> b = Piece.upright("", "red", Size.SMALL, (104.0, 100.0), 10.0, 0.6)
     >>> c = Piece.upright("", "red", Size.SMALL, (125.0, 100.0), 0.0, 0.9)
     >>> one_per_place([a, b, c])
-    [0, 2]
+    {0: [1], 2: []}
     >>> shaded = Piece.upright("", "black", Size.LARGE, (200.0, 100.0), 0.0, 0.9)
     >>> lit = Piece.upright("", "blue", Size.LARGE, (201.0, 101.0), 2.0, 0.5)
     >>> one_per_place([shaded, lit])
-    [1]
+    {1: [0]}
     """
-    return sorted(places(pieces))
-
-
-def places(pieces: list[Piece]) -> dict[int, list[int]]:
-    """one_per_place's pieces to keep, each with the other readings of its place that it
-    takes in (those it overlaps most of the kept ones that they overlap)."""
     if not pieces:
         return {}
     footprints = [p.footprint() for p in pieces]
@@ -81,8 +77,8 @@ def colour_margin(distances: np.ndarray) -> float:
 
 def place_colour(readings: list[np.ndarray], hued: np.ndarray) -> int | None:
     """The index of the reading of one place that gives the piece its colour, when it is
-    not the kept one (the first; None: the kept one's colour stands). Each reading is a row of distances to the colour models, `hued` marks the
-    models of coloured plastic. A piece's lit and shaded faces, read apart, can name two
+    not the kept one (the first; None: the kept one's colour stands). Each reading is a
+    row of distances to the colour models; `hued` marks the models of coloured plastic. A piece's lit and shaded faces, read apart, can name two
     colours: a pale lit face of thin green plastic reads blue while its shaded faces read
     green (path-traced 9202 at 256 samples a pixel). The kept reading's colour gives way
     only to a hued one that the surest hued reading (the widest margin to its runner-up)

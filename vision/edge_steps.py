@@ -96,6 +96,9 @@ UNFITTED_RATIO = 1.5
 # (path-traced 9202 and 9214, large uprights read medium, 0.66 and 1.27 of the blob: the
 # medium outlines the lit faces; 66 path-traced scenes +2 sizes, our renders unchanged).
 SHADED_FACES_SHARE = 0.25
+# A flat winner's better start counts only when it points the same way, within this
+# (degrees): one turned round is another reading of the blob, not the winner at its best.
+SAME_WAY_DEG = 45.0
 # A piece whose size or pose the edges changed is fully confident when its edges beat
 # the ratio it needed by this share; just past it, not at all.
 EDGE_CONFIDENT = 0.3
@@ -264,6 +267,11 @@ def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> b
                 and median(chroma[nose]) < decide.TINT_SHARE * median(chroma[~nose]))
 
 
+def _turned_deg(a: float, b: float) -> float:
+    """How far apart two headings are, in degrees (0-180)."""
+    return abs((float(a) - float(b) + 180.0) % 360.0 - 180.0)
+
+
 def _winner_at_its_best(b, best: fitting.Fit, codes: list[int], score: np.ndarray, params: np.ndarray,
                         grid: TableGrid, camera: np.ndarray) -> np.ndarray:
     """The blob's start scores with the winner's own (the first) raised to its size and
@@ -277,7 +285,8 @@ def _winner_at_its_best(b, best: fitting.Fit, codes: list[int], score: np.ndarra
     flat's 0.29 beat the first by the other pose's ratio). A start that covers the blob
     less may be on a neighbour's edges: it does not count."""
     mine_code = CODE[(best.hypothesis.kind, best.hypothesis.size)]
-    higher = [r for r in range(1, len(codes)) if codes[r] == mine_code and score[r] > score[0]]
+    higher = [r for r in range(1, len(codes)) if codes[r] == mine_code and score[r] > score[0]
+              and (best.hypothesis.kind != FLAT or _turned_deg(params[r][2], params[0][2]) <= SAME_WAY_DEG)]
     if not higher:
         return score
     top = max(higher, key=lambda r: score[r])

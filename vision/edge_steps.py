@@ -63,6 +63,7 @@ from vision.geometry import COIN, FLAT, UPRIGHT, hypothesis_faces
 from vision.medians import median
 from vision.rectify import TableGrid
 from vision.shadows import SHADOW_SIDE_COS
+from vision.touching import angle_apart
 
 # Another size of the winner's pose wins when its edges are this many times stronger
 # (measured: the true model scores 1.2-2.8 times a wrong size on the pictures the
@@ -267,11 +268,6 @@ def _nose_diluted(b, fit: fitting.Fit, grid: TableGrid, camera: np.ndarray) -> b
                 and median(chroma[nose]) < decide.TINT_SHARE * median(chroma[~nose]))
 
 
-def _turned_deg(a: float, b: float) -> float:
-    """How far apart two headings are, in degrees (0-180)."""
-    return abs((float(a) - float(b) + 180.0) % 360.0 - 180.0)
-
-
 def _winner_at_its_best(b, best: fitting.Fit, codes: list[int], score: np.ndarray, params: np.ndarray,
                         grid: TableGrid, camera: np.ndarray) -> np.ndarray:
     """The blob's start scores with the winner's own (the first) raised to its size and
@@ -286,7 +282,7 @@ def _winner_at_its_best(b, best: fitting.Fit, codes: list[int], score: np.ndarra
     less may be on a neighbour's edges: it does not count."""
     mine_code = CODE[(best.hypothesis.kind, best.hypothesis.size)]
     higher = [r for r in range(1, len(codes)) if codes[r] == mine_code and score[r] > score[0]
-              and (best.hypothesis.kind != FLAT or _turned_deg(params[r][2], params[0][2]) <= SAME_WAY_DEG)]
+              and (best.hypothesis.kind != FLAT or angle_apart(params[r][2], params[0][2]) <= SAME_WAY_DEG)]
     if not higher:
         return score
     top = max(higher, key=lambda r: score[r])

@@ -286,12 +286,11 @@ def _winner_at_its_best(b, best: fitting.Fit, codes: list[int], score: np.ndarra
     if not higher:
         return score
     top = max(higher, key=lambda r: score[r])
-    shape, origin, inside = b.part.mask.shape, grid.corner_mm(b.origin_px), b.part.mask > 0
+    inside = b.part.mask > 0
 
     def cover(r: int) -> float:
         """The blob's IoU with the winner's silhouette at start r."""
-        drawn = decide._model_mask(fitting.Fit(best.hypothesis, params[r], best.rms, best.iou),
-                                   shape, origin, grid.res, camera)
+        drawn = _model_in_box(b, (best.hypothesis.kind, best.hypothesis.size), params[r], grid, camera)
         return np.count_nonzero(drawn & inside) / max(np.count_nonzero(drawn | inside), 1)
 
     if cover(top) < cover(0):

@@ -47,7 +47,7 @@ from vision.geometry import COIN, FLAT, piece_params, to_piece
 from vision.light import Lamp
 from vision.rectify import Rectifier, TableGrid
 from vision.pictures import BadImageError, check_colour, check_image
-from vision.places import colour_margin, one_per_place, place_colour
+from vision.places import one_per_place, place_colour
 from vision.segment import PIECE_MIN_MM2, BackgroundFiller, Foreground, foreground
 from vision.sheets import table_mask
 from vision.threads import one_opencv_thread
@@ -331,13 +331,14 @@ class Detector:
         chosen = edges.with_edges(chosen, emap, camera)
         # reading order (top to bottom, then left to right) gives stable ids
         chosen.sort(key=lambda c: (round(float(c[1].params[1]) / 20), float(c[1].params[0])))
-        names, plain = [], []
+        names, plain, margins, weighed = [], [], [], []
         if chosen:
             distances = np.array([c[0].colour_distances for c in chosen])
             plain = self.models.nearest(distances)[0]   # what the blob looks like, game or not
-            names = self.models.nearest(distances + prior)[0]
-        placed = []   # (piece, its fit, gap, its colour reading, its colour distances)
-        for (b, best, gap), name, looks, weighed in zip(chosen, names, plain, distances + prior if chosen else []):
+            weighed = distances + prior
+            names, margins = self.models.nearest(weighed)
+        placed = []   # (piece, its fit, colour margin, gap, its colour reading, its colour distances)
+        for (b, best, gap), name, looks, margin, row in zip(chosen, names, plain, margins, weighed):
             h = best.hypothesis
             if h.kind == COIN:
                 coin, piece_fit = _coin(f"c{len(coins) + 1}", best, gap, camera)
@@ -346,26 +347,26 @@ class Detector:
                 continue
             if b.dark and looks == "clear":
                 continue   # a dark, hueless blob that looks like table through clear plastic is table
-            piece = to_piece("", name, h.kind, h.size, best.params, self._confidence(best, gap, weighed))  # type: ignore[arg-type]
+            piece = to_piece("", name, h.kind, h.size, best.params, self._confidence(best, gap, margin))  # type: ignore[arg-type]
             if b.by_hand and piece.confidence < HAND_KEEP_CONF:
                 continue   # most likely a finger: a piece the hand touches is reported only if clear
-            placed.append((piece, best, gap, (b.observed, b.table), weighed))
+            placed.append((piece, best, float(margin), gap, (b.observed, b.table), row))
         for k, others in sorted(one_per_place([piece for piece, *_ in placed]).items()):
-            piece, best, gap, reading, weighed = placed[k]
+            piece, best, margin, gap, reading, _ = placed[k]
             readings = [k, *others]
-            by = place_colour([placed[j][4] for j in readings], self._hued) if others else None
+            by = place_colour([placed[j][5] for j in readings], [placed[j][2] for j in readings],
+                              self._hued) if others else None
             if by is not None:   # the colour of another reading of its place (places.place_colour)
-                reading, weighed = placed[readings[by]][3:]
-                piece = replace(piece, color=Color(self.models.names[int(np.argmin(weighed))]),
-                                confidence=self._confidence(best, gap, weighed))
+                other, _, margin, _, reading, _ = placed[readings[by]]
+                piece = replace(piece, color=other.color, confidence=self._confidence(best, gap, margin))
             pid = f"p{len(pieces) + 1}"
             pieces.append(replace(piece, id=pid))
-            decided.append(PieceFit(pid, piece.color.value, best, colour_margin(weighed), piece.confidence, gap, reading))
+            decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap, reading))
         return TableState(tuple(pieces), tuple(coins)), decided
 
-    def _confidence(self, best: fitting.Fit, gap: float, weighed: np.ndarray) -> float:
+    def _confidence(self, best: fitting.Fit, gap: float, colour_margin: float) -> float:
         """A piece's confidence from its outline's cover, its pose gap and its colour margin."""
-        return round(self.confidence.probability(best.iou, gap, colour_margin(weighed), best.hypothesis.kind == FLAT), 3)
+        return round(self.confidence.probability(best.iou, gap, float(colour_margin), best.hypothesis.kind == FLAT), 3)
 
 
 def _coin(cid: str, fit: fitting.Fit, gap: float, camera: np.ndarray) -> tuple[Coin, PieceFit]:

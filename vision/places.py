@@ -66,39 +66,32 @@ def one_per_place(pieces: list[Piece]) -> dict[int, list[int]]:
     return kept
 
 
-def colour_margin(distances: np.ndarray) -> float:
-    """How much nearer a reading's nearest colour model is than the runner-up (as
-    calibration.colour.ColourModels.nearest: 10 with one model)."""
-    if len(distances) < 2:
-        return 10.0
-    two = np.partition(distances, 1)[:2]
-    return float(two[1] - two[0])
-
-
-def place_colour(readings: list[np.ndarray], hued: np.ndarray) -> int | None:
+def place_colour(readings: list[np.ndarray], margins: list[float], hued: np.ndarray) -> int | None:
     """The index of the reading of one place that gives the piece its colour, when it is
     not the kept one (the first; None: the kept one's colour stands). Each reading is a
-    row of distances to the colour models; `hued` marks the models of coloured plastic. A piece's lit and shaded faces, read apart, can name two
-    colours: a pale lit face of thin green plastic reads blue while its shaded faces read
-    green (path-traced 9202 at 256 samples a pixel). The kept reading's colour gives way
-    only to a hued one that the surest hued reading (the widest margin to its runner-up)
-    and the hued readings together (their distances summed) both name. Each test alone
-    also took a neighbour's colour; both together changed no colour wrongly in any set.
+    row of distances to the colour models, with its margin (how much nearer its nearest
+    model is than the runner-up: ColourModels.nearest); `hued` marks the models of
+    coloured plastic. A piece's lit and shaded faces, read apart, can name two colours: a
+    pale lit face of thin green plastic reads blue while its shaded faces read green
+    (path-traced 9202 at 256 samples a pixel). The kept reading's colour gives way only
+    to a hued one that the surest hued reading (the widest margin) and the hued readings
+    together (their distances summed) both name. Each test alone also took a neighbour's
+    colour; both together changed no colour wrongly in any set.
 
     >>> hued = np.array([True, True, True, False])   # e.g. blue, green, red, black
     >>> lit, shaded = np.array([0.24, 0.41, 1.0, 1.5]), np.array([1.3, 0.78, 2.0, 1.4])
-    >>> place_colour([lit, shaded], hued)
+    >>> place_colour([lit, shaded], [0.17, 0.52], hued)
     1
-    >>> place_colour([lit, np.array([0.7, 0.6, 2.0, 1.4])], hued) is None   # not surer
+    >>> place_colour([lit, np.array([0.7, 0.6, 2.0, 1.4])], [0.17, 0.1], hued) is None   # not surer
     True
-    >>> place_colour([np.array([1.5, 1.6, 1.7, 0.2]), shaded], hued) is None   # black kept
+    >>> place_colour([np.array([1.5, 1.6, 1.7, 0.2]), shaded], [1.3, 0.52], hued) is None   # black kept
     True
     """
     own = int(np.argmin(readings[0]))
     if not hued[own]:
         return None
     coloured = [j for j, d in enumerate(readings) if hued[int(np.argmin(d))]]
-    surest = max(coloured, key=lambda j: colour_margin(readings[j]))   # (ties: the kept one)
+    surest = max(coloured, key=lambda j: margins[j])   # (ties: the kept one)
     colour = int(np.argmin(readings[surest]))
     together = int(np.argmin(np.sum([readings[j] for j in coloured], axis=0)))
     return surest if colour != own and together == colour else None

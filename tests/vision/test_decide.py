@@ -151,18 +151,22 @@ def test_a_place_whose_lit_face_reads_blue_and_shaded_faces_green_is_green():
     models = ColourModels.load()
     hued = np.array([m.kind == "translucent" and m.name != "clear" for m in models.models])
     names = list(models.names)
+
+    def margins(*readings):
+        return list(models.nearest(np.array(readings))[1])
     # path-traced 9202 at 256 samples a pixel, thin walls: a green medium upright's pale lit
     # face (kept: its reading covers more) and its shaded faces, read apart (distances to
     # red, orange, yellow, green, cyan, blue, purple, clear, black, white)
     lit = np.array([1.02, 1.86, 1.01, 0.43, 0.41, 0.24, 1.44, 1.2, 1.12, 1.13])
     shaded = np.array([1.48, 2.21, 1.38, 0.78, 1.52, 1.3, 2.13, 1.86, 1.34, 2.35])
-    assert names[int(np.argmin(lit))] == "blue" and place_colour([lit, shaded], hued) == 1
+    assert names[int(np.argmin(lit))] == "blue" and place_colour([lit, shaded], margins(lit, shaded), hued) == 1
     # a neighbour's reading less sure than the kept one's own does not recolour it
     red = np.array([0.5, 0.6, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0])
-    assert place_colour([shaded, red], hued) is None
+    assert place_colour([shaded, red], margins(shaded, red), hued) is None
     # nor does a surer one that the readings together do not bear out
     green = np.array([3.0, 3.0, 3.0, 0.1, 0.3, 3.0, 3.0, 3.0, 3.0, 3.0])
     surely_red = np.array([0.5, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0])
-    assert place_colour([green, surely_red], hued) is None
+    assert place_colour([green, surely_red], margins(green, surely_red), hued) is None
+    black = np.array([2.0] * 8 + [0.1, 2.0])
     # black's reading keeps its own rule (places.one_per_place: colour before black)
-    assert place_colour([np.array([2.0] * 8 + [0.1, 2.0]), shaded], hued) is None
+    assert place_colour([black, shaded], margins(black, shaded), hued) is None

@@ -15,10 +15,17 @@ leave less noise than our 64 samples do, and the two read differently.
 Path tracing takes about a minute a scene (four at 256 samples), so those sets are read
 only when their renders are cached (PYRAMID_PBR_CACHE), or rendered first with
 PYRAMID_ACCURACY_RENDER=1.
+
+To weigh a change piece by piece: `--mistakes before.txt` on main writes every mistake, a
+line each, named by its set and scene; `--against before.txt` on the change prints the
+mistakes it mends and the ones it makes. `--sets A crowded` reads only the sets whose
+labels hold one of those words.
 """
 
+import argparse
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -51,11 +58,28 @@ def mistakes(score: Score) -> list[int]:
             matched - score.size_ok, matched - score.pose_ok]
 
 
-def read(pictures) -> Score:
+def read(label: str, pictures) -> Score:
+    """The set's pictures read, each mistake named `label seed`."""
     score = Score()
     for seed, r in pictures:
-        score.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, str(seed))
+        score.add(r.truth, Detector(r.spec.layout, r.intrinsics).detect(r.image).state, f"{label} {seed}")
     return score
+
+
+def changed(before: list[str], after: list[str], sets: list[str]) -> tuple[list[str], list[str]]:
+    """The mistakes of `before` that `after` no longer makes, and those it makes anew,
+    counted line by line (a scene may make the same mistake twice), among the mistakes
+    of the sets read (`sets`, their labels).
+
+    >>> old = ["A 9201: missed red small flat at (1, 2)", "N 9700: false blue large upright at (5, 5)"]
+    >>> new = ["A 9202: missed green large flat at (3, 4)"]
+    >>> changed(old, new, ["A"])
+    (['A 9201: missed red small flat at (1, 2)'], ['A 9202: missed green large flat at (3, 4)'])
+    """
+    def of_sets(lines: list[str]) -> Counter:
+        return Counter(line for line in lines if line.split(": ", 1)[0].rsplit(" ", 1)[0] in sets)   # "LABEL SEED: ..."
+    old, new = of_sets(before), of_sets(after)
+    return sorted((old - new).elements()), sorted((new - old).elements())
 
 
 def report(label: str, score: Score, scenes: int) -> int:
@@ -65,15 +89,30 @@ def report(label: str, score: Score, scenes: int) -> int:
     return sum(counts)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", nargs="+", metavar="WORD", help="only the sets whose labels hold one of these")
+    parser.add_argument("--mistakes", type=Path, metavar="OUT", help="write every mistake, a line each")
+    parser.add_argument("--against", type=Path, metavar="BEFORE", help="the mistakes mended and made since BEFORE")
+    args = parser.parse_args(argv)
+    try:   # (a bad path fails before the reading, not after it)
+        before = args.against.read_text().splitlines() if args.against else None
+    except OSError as e:
+        parser.error(f"--against: cannot read {args.against}: {e.strerror}")
+    wanted = [label for label in [*OURS, *PATH_TRACED_SETS] if not args.sets or any(w in label for w in args.sets)]
     print("mistakes: missed / false / colour / size / pose = their sum   [found, false, colour, size, pose]")
-    total, sets = 0, 0
+    total, sets, lines, read_sets = 0, 0, [], []
     for label, scenes in OURS.items():
-        total += report(label, read((seed, rendered(seed, **opts)) for seed, opts in scenes), len(scenes))
-        sets += 1
+        if label not in wanted:
+            continue
+        score = read(label, ((seed, rendered(seed, **opts)) for seed, opts in scenes))
+        total += report(label, score, len(scenes))
+        sets, lines, read_sets = sets + 1, lines + score.mistakes, read_sets + [label]
     from bench.pbr import render as pbr
     render_now = os.environ.get("PYRAMID_ACCURACY_RENDER") == "1"
     for label, (walls, scenes) in PATH_TRACED_SETS.items():
+        if label not in wanted:
+            continue
         if not pbr.available():
             print(f"{label}: SKIPPED (mitsuba is not installed: pip install -e '.[pbr]')")
             continue
@@ -83,9 +122,16 @@ def main() -> None:
             print(f"{label}: SKIPPED ({missing} of {len(scenes)} scenes not rendered yet; "
                   "PYRAMID_ACCURACY_RENDER=1 renders them, about a minute each at 64 samples)")
             continue
-        total += report(label, read((seed, pbr.render_seed(seed, **opts)[0]) for seed, opts in scenes), len(scenes))
-        sets += 1
+        score = read(label, ((seed, pbr.render_seed(seed, **opts)[0]) for seed, opts in scenes))
+        total += report(label, score, len(scenes))
+        sets, lines, read_sets = sets + 1, lines + score.mistakes, read_sets + [label]
     print(f"total over {sets} sets: {total}")
+    if args.mistakes:
+        args.mistakes.write_text("".join(line + "\n" for line in lines))
+    if before is not None:
+        mended, made = changed(before, lines, read_sets)
+        print(f"against {args.against}: {len(mended)} mended, {len(made)} made")
+        print("".join(f"  - {line}\n" for line in mended) + "".join(f"  + {line}\n" for line in made), end="")
 
 
 if __name__ == "__main__":

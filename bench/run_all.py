@@ -13,5 +13,6 @@ for script in sorted(here.glob("bench_*.py")):
         continue
     print(f"== {script.stem} ==", flush=True)
     t0 = time.perf_counter()
+    sys.argv = [str(script)]   # each bench with its own defaults, not run_all's selection
     runpy.run_path(str(script), run_name="__main__")
     print(f"   ({time.perf_counter() - t0:.1f} s)\n", flush=True)

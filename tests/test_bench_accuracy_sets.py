@@ -1,0 +1,41 @@
+"""The accuracy sets' bench as a developer weighs a change with it: every mistake written
+out, and a later run's mistakes compared with those line by line."""
+
+import pytest
+
+from bench import bench_accuracy_sets as sets
+
+
+def test_changed_counts_a_mistake_made_twice_and_only_in_the_sets_read():
+    before = ["T 9008: missed red small flat at (1, 2)", "T 9008: missed red small flat at (1, 2)",
+              "N 9700: false blue large upright at (5, 5)"]
+    after = ["T 9008: missed red small flat at (1, 2)", "T 9009: false green small flat at (3, 3)"]
+    mended, made = sets.changed(before, after, ["T"])
+    assert mended == ["T 9008: missed red small flat at (1, 2)"]   # one of the two, and not N's
+    assert made == ["T 9009: false green small flat at (3, 3)"]
+
+
+def test_a_set_label_with_spaces_is_told_from_its_seed():
+    line = "A (bench_detect's held out) 9218: missed green small upright at (505, 384)"
+    assert sets.changed([line], [], ["A (bench_detect's held out)"]) == ([line], [])
+    assert sets.changed([line], [], ["A"]) == ([], [])
+
+
+def test_mistakes_written_out_read_back_against_the_same_run_change_nothing(tmp_path, capsys):
+    out = tmp_path / "before.txt"
+    sets.main(["--sets", "T", "--mistakes", str(out)])
+    printed = capsys.readouterr().out
+    total = int(printed.split("total over 1 sets: ")[1].split()[0])
+    lines = out.read_text().splitlines()
+    assert len(lines) == total and all(line.startswith("T 90") for line in lines)
+    out.write_text("\n".join(lines + ["T 9001: missed red small flat at (1, 2)"]) + "\n")
+    sets.main(["--sets", "T", "--against", str(out)])
+    assert "1 mended, 0 made" in capsys.readouterr().out
+
+
+def test_a_missing_file_to_compare_against_is_a_clear_error_before_any_reading(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        sets.main(["--sets", "T", "--against", str(tmp_path / "nowhere.txt")])
+    assert stop.value.code == 2
+    err = capsys.readouterr()
+    assert "cannot read" in err.err and "mistakes:" not in err.out

@@ -100,6 +100,10 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as e:
         parser.error(f"--against: cannot read {args.against}: {e.strerror}")
     wanted = [label for label in [*OURS, *PATH_TRACED_SETS] if not args.sets or any(w in label for w in args.sets)]
+    if not wanted:
+        parser.error(f"--sets: no set's label holds {' or '.join(args.sets)}")
+    if args.mistakes and not args.mistakes.parent.is_dir():   # (found out now, not after the reading)
+        parser.error(f"--mistakes: no directory {args.mistakes.parent}")
     print("mistakes: missed / false / colour / size / pose = their sum   [found, false, colour, size, pose]")
     total, sets, lines, read_sets = 0, 0, [], []
     for label, scenes in OURS.items():

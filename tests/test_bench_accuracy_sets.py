@@ -39,3 +39,13 @@ def test_a_missing_file_to_compare_against_is_a_clear_error_before_any_reading(t
     assert stop.value.code == 2
     err = capsys.readouterr()
     assert "cannot read" in err.err and "mistakes:" not in err.out
+
+
+@pytest.mark.parametrize("args, reason", [(["--sets", "no such set"], "no set's label holds"),
+                                          (["--sets", "T", "--mistakes", "/nowhere/out.txt"], "no directory")])
+def test_a_set_that_is_not_there_or_a_file_that_cannot_be_written_is_found_out_first(args, reason, capsys):
+    with pytest.raises(SystemExit) as stop:
+        sets.main(args)
+    assert stop.value.code == 2
+    err = capsys.readouterr()
+    assert reason in err.err and "mistakes:" not in err.out

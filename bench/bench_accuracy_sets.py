@@ -105,13 +105,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.mistakes and not args.mistakes.parent.is_dir():   # (found out now, not after the reading)
         parser.error(f"--mistakes: no directory {args.mistakes.parent}")
     print("mistakes: missed / false / colour / size / pose = their sum   [found, false, colour, size, pose]")
-    total, sets, lines, read_sets = 0, 0, [], []
+    total, scores = 0, {}   # the sets read, by label
     for label, scenes in OURS.items():
         if label not in wanted:
             continue
-        score = read(label, ((seed, rendered(seed, **opts)) for seed, opts in scenes))
-        total += report(label, score, len(scenes))
-        sets, lines, read_sets = sets + 1, lines + score.mistakes, read_sets + [label]
+        scores[label] = read(label, ((seed, rendered(seed, **opts)) for seed, opts in scenes))
+        total += report(label, scores[label], len(scenes))
     from bench.pbr import render as pbr
     render_now = os.environ.get("PYRAMID_ACCURACY_RENDER") == "1"
     for label, (walls, scenes) in PATH_TRACED_SETS.items():
@@ -126,14 +125,14 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{label}: SKIPPED ({missing} of {len(scenes)} scenes not rendered yet; "
                   "PYRAMID_ACCURACY_RENDER=1 renders them, about a minute each at 64 samples)")
             continue
-        score = read(label, ((seed, pbr.render_seed(seed, **opts)[0]) for seed, opts in scenes))
-        total += report(label, score, len(scenes))
-        sets, lines, read_sets = sets + 1, lines + score.mistakes, read_sets + [label]
-    print(f"total over {sets} sets: {total}")
+        scores[label] = read(label, ((seed, pbr.render_seed(seed, **opts)[0]) for seed, opts in scenes))
+        total += report(label, scores[label], len(scenes))
+    print(f"total over {len(scores)} sets: {total}")
+    lines = [line for score in scores.values() for line in score.mistakes]
     if args.mistakes:
         args.mistakes.write_text("".join(line + "\n" for line in lines))
     if before is not None:
-        mended, made = changed(before, lines, read_sets)
+        mended, made = changed(before, lines, list(scores))
         print(f"against {args.against}: {len(mended)} mended, {len(made)} made")
         print("".join(f"  - {line}\n" for line in mended) + "".join(f"  + {line}\n" for line in made), end="")
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import cv2
 import numpy as np
@@ -34,7 +34,7 @@ from calibration import development, white_balance
 from calibration.camera import Intrinsics
 from calibration.colour import TRANSLUCENT, ColourModels
 from calibration.markers import MarkerLayout
-from domain import Coin, Color, TableState
+from domain import Coin, Color, Piece, TableState
 from vision import coins as coin_rules
 from vision import decide, edge_steps, edges, shadows
 from vision import fit as fitting
@@ -337,7 +337,7 @@ class Detector:
             plain = self.models.nearest(distances)[0]   # what the blob looks like, game or not
             weighed = distances + prior
             names, margins = self.models.nearest(weighed)
-        placed = []   # (piece, its fit, colour margin, gap, its colour reading, its colour distances)
+        placed: list[_Placed] = []
         for (b, best, gap), name, looks, margin, row in zip(chosen, names, plain, margins, weighed):
             h = best.hypothesis
             if h.kind == COIN:
@@ -350,15 +350,15 @@ class Detector:
             piece = to_piece("", name, h.kind, h.size, best.params, self._confidence(best, gap, margin))  # type: ignore[arg-type]
             if b.by_hand and piece.confidence < HAND_KEEP_CONF:
                 continue   # most likely a finger: a piece the hand touches is reported only if clear
-            placed.append((piece, best, float(margin), gap, (b.observed, b.table), row))
-        for k, others in sorted(one_per_place([piece for piece, *_ in placed]).items()):
+            placed.append(_Placed(piece, best, float(margin), gap, (b.observed, b.table), row))
+        for k, others in sorted(one_per_place([p.piece for p in placed]).items()):
             piece, best, margin, gap, reading, _ = placed[k]
-            readings = [k, *others]
-            by = place_colour([placed[j][5] for j in readings], [placed[j][2] for j in readings],
+            readings = [placed[j] for j in (k, *others)]
+            by = place_colour([r.distances for r in readings], [r.margin for r in readings],
                               self._hued) if others else None
             if by is not None:   # the colour of another reading of its place (places.place_colour)
-                other, _, margin, _, reading, _ = placed[readings[by]]
-                piece = replace(piece, color=other.color, confidence=self._confidence(best, gap, margin))
+                margin, reading = readings[by].margin, readings[by].reading
+                piece = replace(piece, color=readings[by].piece.color, confidence=self._confidence(best, gap, margin))
             pid = f"p{len(pieces) + 1}"
             pieces.append(replace(piece, id=pid))
             decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap, reading))
@@ -367,6 +367,17 @@ class Detector:
     def _confidence(self, best: fitting.Fit, gap: float, colour_margin: float) -> float:
         """A piece's confidence from its outline's cover, its pose gap and its colour margin."""
         return round(self.confidence.probability(best.iou, gap, float(colour_margin), best.hypothesis.kind == FLAT), 3)
+
+
+class _Placed(NamedTuple):
+    """A piece read from one blob, before one piece is kept a place (vision.places)."""
+
+    piece: Piece
+    fit: fitting.Fit
+    margin: float                             # its colour margin (ColourModels.nearest)
+    gap: float                                # its pose gap
+    reading: tuple[np.ndarray, np.ndarray]    # its colour reading: (observed, table)
+    distances: np.ndarray                     # its colour distances, the palette's prior added
 
 
 def _coin(cid: str, fit: fitting.Fit, gap: float, camera: np.ndarray) -> tuple[Coin, PieceFit]:

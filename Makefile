@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 DOCTEST_PATHS := domain.py referee calibration vision cli
 
-.PHONY: run test bench install browser clean
+.PHONY: run test bench install browser cycles clean
 
 run: $(STAMP)
 	$(BIN)/pyramid-referee serve --demo
@@ -35,5 +35,11 @@ browser:
 	  $$SUDO apt-get update -q && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium poppler-utils; }
 
+# Blender's Cycles for bench/bench_cycles.py, a second independent renderer: its Python
+# module pins its own numpy, so it gets a venv of its own (~1 GB; not needed by the tests).
+cycles:
+	test -x .venv-cycles/bin/python || $(PYTHON) -m venv .venv-cycles
+	.venv-cycles/bin/pip install -q 'bpy==5.0.1'
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .venv-cycles build *.egg-info

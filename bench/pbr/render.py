@@ -342,26 +342,29 @@ def _cache_path(seed: int, spec: SceneSpec, spp: int) -> Path:
     return CACHE_DIR / f"{seed}-{key}.npy"
 
 
+def cached_radiance(path: Path, render) -> tuple[np.ndarray, Timing]:
+    """The radiance kept at `path`, or `render()` now and kept there. It is kept in half
+    floats and read back from them, so the first run's pictures are the same as every
+    later run's; written under another name first, so a reader never sees half a file."""
+    try:
+        return np.load(path).astype(np.float32), Timing(0.0, True)
+    except (OSError, ValueError):
+        t = time.perf_counter()
+        radiance = render().astype(np.float16)
+        timing = Timing(time.perf_counter() - t, False)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        np.save(tmp, radiance)
+        os.replace(tmp, path)
+        return radiance.astype(np.float32), timing
+
+
 def render_seed(seed: int, spp: int = SPP, development: Development = PLAIN, lighting: str = "lamps",
                 **options) -> tuple[Rendered, Timing]:
     """The path-traced picture of random_scene(seed, **options), `relit` by `lighting`.
     The radiance is kept on disk (keyed by RENDER_VERSION, walls, spp, the spec and a
     filter other than the default), the camera develops it anew (`development`)."""
     spec = relit(random_scene(seed, **options), lighting)
-    path = _cache_path(seed, spec, spp)
-    timing = Timing(0.0, True)
-    try:
-        radiance = np.load(path).astype(np.float32)
-    except (OSError, ValueError):
-        t = time.perf_counter()
-        # kept in half floats, and developed from them now as from the cache later: the
-        # first run's pictures are the same as every later run's
-        radiance = render_radiance(spec, spp, seed).astype(np.float16)
-        timing = Timing(time.perf_counter() - t, False)
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, radiance)
-        os.replace(tmp, path)
-        radiance = radiance.astype(np.float32)
+    radiance, timing = cached_radiance(_cache_path(seed, spec, spp), lambda: render_radiance(spec, spp, seed))
     image, jpeg = develop(radiance, spec, seed, development)
     return Rendered(image, jpeg, spec.truth(), spec.view(), spec), timing

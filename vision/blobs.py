@@ -55,6 +55,7 @@ class Blob:
     label: int = 0         # its component's in the foreground (vision.segment.Foreground.labels)
     by_hand: bool = False  # its component is part of a hand's (vision.hands.hand_labels)
     neighbours: np.ndarray | None = None   # bool, in the box: other coloured components' pixels
+    whole: np.ndarray | None = None        # the whole blob's colour reading: (observed, table)
 
     @cached_property
     def centre_px(self) -> np.ndarray:
@@ -149,4 +150,5 @@ class BlobReader:
         best, d = colour_reading.best_readings(self.models, r)
         for i, b in enumerate(blobs):   # set, not dataclasses.replace: copying a 12-field blob is ~40× dearer (~2 µs)
             b.observed, b.table, b.colour_distances = r[i, best[i], 0], r[i, best[i], 1], d[i, best[i]]
+            b.whole = r[i, 1]
         return blobs

@@ -41,6 +41,7 @@ from vision import fit as fitting
 from vision import hands, light, memory
 from vision.blob_fits import fit_blobs, refine_flats
 from vision.blobs import Blob, BlobReader
+from vision.colour_reading import NEAR_CALL, RED_GREEN_LEAN, RED_GREEN_SPREAD, red_or_green
 from vision.faint_faces import faint_faces_decide, pale_flat_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, piece_params, to_piece
@@ -340,6 +341,7 @@ class Detector:
         placed: list[_Placed] = []
         for (b, best, gap), name, looks, margin, row in zip(chosen, names, plain, margins, weighed):
             h = best.hypothesis
+            name, margin = self._red_or_green(b, h.kind, name, margin, prior)
             if h.kind == COIN:
                 coin, piece_fit = _coin(f"c{len(coins) + 1}", best, gap, camera)
                 coins.append(coin)
@@ -363,6 +365,23 @@ class Detector:
             pieces.append(replace(piece, id=pid))
             decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap, reading))
         return TableState(tuple(pieces), tuple(coins)), decided
+
+    def _red_or_green(self, b: Blob, kind: str, name: str, margin: float, prior: np.ndarray) -> tuple[str, float]:
+        """A piece read red or green, which the other explains nearly as well (its blob's
+        distances, RED_GREEN_SPREAD), decided by its pose (colour_reading.red_or_green),
+        a near call if that turns it; never into a colour out of play (`prior`, the
+        palette's)."""
+        names = self.models.names
+        if name not in ("red", "green") or b.whole is None or kind not in RED_GREEN_LEAN \
+                or not {"red", "green"} <= set(names):
+            return name, margin
+        red, green = names.index("red"), names.index("green")
+        if abs(b.colour_distances[red] - b.colour_distances[green]) > RED_GREEN_SPREAD:
+            return name, margin
+        told = red_or_green(b.whole, kind)
+        if told in (None, name) or prior[names.index(told)] > 0:
+            return name, margin
+        return told, NEAR_CALL
 
     def _confidence(self, best: fitting.Fit, gap: float, colour_margin: float) -> float:
         """A piece's confidence from its outline's cover, its pose gap and its colour margin."""

@@ -122,6 +122,37 @@ def test_a_red_upright_over_felt_read_green_is_red_where_its_quarter_lifts_red_a
     assert _read(det, [[-1.75, -1.02, -1.79], [-1.75, -1.01, -1.93]], [-1.06, -0.55, -2.10])[0] == "green"
 
 
+@pytest.mark.parametrize("change, table, pose, colour", [
+    # the least-leaning red upright and red flat over felt (Blender's Cycles 9210, 9204),
+    # the most-leaning green upright (Mitsuba, thin walls, 9237) and green flat
+    # (refracting walls, 9256); change: the whole blob's against the felt, b, g, r
+    ([-0.60, -0.57, -0.30], [-0.97, -0.53, -1.47], "upright", "red"),
+    ([-0.57, -0.79, 0.16], [-1.16, -0.98, -1.48], "flat", "red"),
+    ([-1.12, -0.87, -0.52], [-1.07, -0.61, -1.70], "upright", "green"),
+    ([-0.19, -0.45, 0.00], [-1.29, -0.55, -1.78], "flat", "green"),
+])
+def test_a_piece_over_felt_read_red_or_green_is_told_by_its_pose(change, table, pose, colour):
+    from types import SimpleNamespace
+    det = Detector(MarkerLayout.default())
+    names = det.models.names
+    distances = np.full(len(names), 3.0)
+    distances[names.index("red")], distances[names.index("green")] = 0.5, 0.45   # a near call
+    blob = SimpleNamespace(whole=np.array([np.add(table, change), table]), colour_distances=distances)
+    other = "green" if colour == "red" else "red"
+    everything = det.models.palette_prior(None)
+    assert det._red_or_green(blob, pose, colour, 0.3, everything) == (colour, 0.3)   # kept, its margin too
+    turned, margin = det._red_or_green(blob, pose, other, 0.3, everything)
+    assert turned == colour and margin < 0.1                                        # turned: a near call
+    without = det.models.palette_prior([c for c in names if c != colour])
+    assert det._red_or_green(blob, pose, other, 0.3, without) == (other, 0.3)       # not into a colour out of play
+    distances[names.index("red")] = 0.45 + 2.0                                      # red plainly worse
+    assert det._red_or_green(blob, pose, other, 0.3, everything) == (other, 0.3)
+    distances[names.index("red")] = 0.5
+    wood = [-1.3, -1.1, -0.7]
+    blob.whole = np.array([np.add(wood, change), wood])
+    assert det._red_or_green(blob, pose, other, 0.3, everything) == (other, 0.3)    # not over a red-rich table
+
+
 def test_a_dark_upright_greener_than_the_table_is_green_not_black():
     # path-traced 9231: a green small upright on wood passes so little light that its
     # whole reading is nearest black. But black plastic only mirrors the room and the

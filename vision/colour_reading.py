@@ -132,6 +132,15 @@ BLUE_BELOW_GREEN, BLUE_CUT_SPREAD = -0.35, 1.0
 # piece read red or green that the other explains within RED_GREEN_SPREAD spreads.
 RED_GREEN_LEAN = {"upright": 0.18, "flat": 0.94}
 RED_GREEN_SPREAD = 1.35
+# A flat piece's faces lie at a slant to the camera, and through them a green piece can
+# come out paler than on white paper, its blue nearer cyan's: where a renderer tints light
+# at each surface whatever its path through the wall (Blender's Principled BSDF), and
+# through refracting walls. A flat piece read cyan that green explains within
+# CYAN_FLAT_CHARGE spreads is green. Measured (green's distance less cyan's, priors
+# included): green flats read cyan, Cycles 9224-9235 +0.12 to +0.26, Mitsuba's refracting
+# walls +0.04 to +0.30; cyan flats (ours, ten colours and the Xeno stash, 9300-9311)
+# +0.72 or more. Uprights are left alone: cyan uprights come within +0.27.
+CYAN_FLAT_CHARGE = 0.45
 # Such a blob is a near call: green is put nearer than the nearest colour by only this
 # (spreads), so the piece's colour margin, and its confidence, stay low.
 NEAR_CALL = 0.05

@@ -41,7 +41,7 @@ from vision import fit as fitting
 from vision import hands, light, memory
 from vision.blob_fits import fit_blobs, refine_flats
 from vision.blobs import Blob, BlobReader
-from vision.colour_reading import NEAR_CALL, RED_GREEN_LEAN, RED_GREEN_SPREAD, red_or_green
+from vision.colour_reading import CYAN_FLAT_CHARGE, NEAR_CALL, RED_GREEN_LEAN, RED_GREEN_SPREAD, red_or_green
 from vision.faint_faces import faint_faces_decide, pale_flat_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, piece_params, to_piece
@@ -342,6 +342,7 @@ class Detector:
         for (b, best, gap), name, looks, margin, row in zip(chosen, names, plain, margins, weighed):
             h = best.hypothesis
             name, margin = self._red_or_green(b, h.kind, name, margin, prior)
+            name, margin = self._cyan_flat(b, h.kind, name, margin, prior)
             if h.kind == COIN:
                 coin, piece_fit = _coin(f"c{len(coins) + 1}", best, gap, camera)
                 coins.append(coin)
@@ -382,6 +383,17 @@ class Detector:
         if told in (None, name) or prior[names.index(told)] > 0:
             return name, margin
         return told, NEAR_CALL
+
+    def _cyan_flat(self, b: Blob, kind: str, name: str, margin: float, prior: np.ndarray) -> tuple[str, float]:
+        """A flat piece read cyan that green explains within CYAN_FLAT_CHARGE spreads is
+        green, a near call; not where green is out of play (`prior`, the palette's)."""
+        names = self.models.names
+        if name != "cyan" or kind != FLAT or "green" not in names or prior[names.index("green")] > 0:
+            return name, margin
+        d = b.colour_distances
+        if d[names.index("green")] - d[names.index("cyan")] < CYAN_FLAT_CHARGE:
+            return "green", NEAR_CALL
+        return name, margin
 
     def _confidence(self, best: fitting.Fit, gap: float, colour_margin: float) -> float:
         """A piece's confidence from its outline's cover, its pose gap and its colour margin."""

@@ -153,6 +153,27 @@ def test_a_piece_over_felt_read_red_or_green_is_told_by_its_pose(change, table, 
     assert det._red_or_green(blob, pose, other, 0.3, everything) == (other, 0.3)    # not over a red-rich table
 
 
+def test_a_flat_piece_read_cyan_that_green_nearly_explains_is_green():
+    # Blender's Cycles and Mitsuba's refracting walls: green flats read cyan by +0.12 to
+    # +0.30 spreads; the Xeno stash's cyan flats are cyan by +0.72 or more
+    from types import SimpleNamespace
+    det = Detector(MarkerLayout.default())
+    names = det.models.names
+    everything = det.models.palette_prior(None)
+
+    def flat_read_cyan(by):   # cyan nearer than green by `by` spreads
+        distances = np.full(len(names), 3.0)
+        distances[names.index("cyan")], distances[names.index("green")] = 0.5, 0.5 + by
+        return SimpleNamespace(colour_distances=distances)
+
+    turned, margin = det._cyan_flat(flat_read_cyan(0.26), "flat", "cyan", 0.26, everything)
+    assert turned == "green" and margin < 0.1
+    assert det._cyan_flat(flat_read_cyan(0.72), "flat", "cyan", 0.72, everything) == ("cyan", 0.72)
+    assert det._cyan_flat(flat_read_cyan(0.26), "upright", "cyan", 0.26, everything) == ("cyan", 0.26)
+    xeno = det.models.palette_prior(["orange", "purple", "cyan", "white", "clear"])
+    assert det._cyan_flat(flat_read_cyan(0.26), "flat", "cyan", 0.26, xeno) == ("cyan", 0.26)
+
+
 def test_a_dark_upright_greener_than_the_table_is_green_not_black():
     # path-traced 9231: a green small upright on wood passes so little light that its
     # whole reading is nearest black. But black plastic only mirrors the room and the

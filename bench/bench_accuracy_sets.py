@@ -15,8 +15,8 @@ leave less noise than our 64 samples do, and the two read differently.
 Path tracing takes about a minute a scene (four at 256 samples), so those sets are read
 only when their renders are cached (PYRAMID_PBR_CACHE), or rendered first with
 PYRAMID_ACCURACY_RENDER=1. Blender's Cycles pictures (bench_cycles) are left out on
-purpose, so that they stay a renderer the rules are not tuned on (one bound of the
-thirty-fourth pass was read on its scenes 9200-9223; those from 9224 on are untouched).
+purpose, so that they stay a renderer the rules are not tuned on (two bounds of the
+thirty-fourth pass were read on its scenes 9200-9235; those from 9236 on are untouched).
 
 To weigh a change piece by piece: `--mistakes before.txt` on main writes every mistake, a
 line each, named by its set and scene; `--against before.txt` on the change prints the

@@ -277,3 +277,25 @@ def red_or_green(whole: np.ndarray, pose: str) -> str | None:
         return None
     change = observed - table
     return "red" if change[2] + change[0] - 2 * change[1] >= RED_GREEN_LEAN[pose] else "green"
+
+
+def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.ndarray | None,
+            distances: np.ndarray, prior: np.ndarray) -> tuple[str, float]:
+    """A piece's colour `name` and margin told again once its `pose` is known, from its
+    blob's whole reading (`whole`) and colour `distances` (one per model of `names`):
+    red or green, where the other explains nearly as well (RED_GREEN_SPREAD), by the
+    lean (`red_or_green`); a flat read cyan that green explains within CYAN_FLAT_CHARGE,
+    green. A turned piece is a near call; never into a colour out of play (`prior`, the
+    palette's)."""
+    def at(colour: str) -> float:
+        return distances[names.index(colour)]
+
+    told = None
+    if name in ("red", "green") and whole is not None and pose in RED_GREEN_LEAN \
+            and {"red", "green"} <= set(names) and abs(at("red") - at("green")) <= RED_GREEN_SPREAD:
+        told = red_or_green(whole, pose)
+    elif name == "cyan" and pose == "flat" and "green" in names and at("green") - at("cyan") < CYAN_FLAT_CHARGE:
+        told = "green"
+    if told in (None, name) or prior[names.index(told)] > 0:
+        return name, margin
+    return told, NEAR_CALL

@@ -41,7 +41,7 @@ from vision import fit as fitting
 from vision import hands, light, memory
 from vision.blob_fits import fit_blobs, refine_flats
 from vision.blobs import Blob, BlobReader
-from vision.colour_reading import CYAN_FLAT_CHARGE, NEAR_CALL, RED_GREEN_LEAN, RED_GREEN_SPREAD, red_or_green
+from vision.colour_reading import by_pose
 from vision.faint_faces import faint_faces_decide, pale_flat_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, piece_params, to_piece
@@ -341,8 +341,6 @@ class Detector:
         placed: list[_Placed] = []
         for (b, best, gap), name, looks, margin, row in zip(chosen, names, plain, margins, weighed):
             h = best.hypothesis
-            name, margin = self._red_or_green(b, h.kind, name, margin, prior)
-            name, margin = self._cyan_flat(b, h.kind, name, margin, prior)
             if h.kind == COIN:
                 coin, piece_fit = _coin(f"c{len(coins) + 1}", best, gap, camera)
                 coins.append(coin)
@@ -350,6 +348,7 @@ class Detector:
                 continue
             if b.dark and looks == "clear":
                 continue   # a dark, hueless blob that looks like table through clear plastic is table
+            name, margin = by_pose(self.models.names, name, margin, h.kind, b.whole, b.colour_distances, prior)
             piece = to_piece("", name, h.kind, h.size, best.params, self._confidence(best, gap, margin))  # type: ignore[arg-type]
             if b.by_hand and piece.confidence < HAND_KEEP_CONF:
                 continue   # most likely a finger: a piece the hand touches is reported only if clear
@@ -366,34 +365,6 @@ class Detector:
             pieces.append(replace(piece, id=pid))
             decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap, reading))
         return TableState(tuple(pieces), tuple(coins)), decided
-
-    def _red_or_green(self, b: Blob, kind: str, name: str, margin: float, prior: np.ndarray) -> tuple[str, float]:
-        """A piece read red or green, which the other explains nearly as well (its blob's
-        distances, RED_GREEN_SPREAD), decided by its pose (colour_reading.red_or_green),
-        a near call if that turns it; never into a colour out of play (`prior`, the
-        palette's)."""
-        names = self.models.names
-        if name not in ("red", "green") or b.whole is None or kind not in RED_GREEN_LEAN \
-                or not {"red", "green"} <= set(names):
-            return name, margin
-        red, green = names.index("red"), names.index("green")
-        if abs(b.colour_distances[red] - b.colour_distances[green]) > RED_GREEN_SPREAD:
-            return name, margin
-        told = red_or_green(b.whole, kind)
-        if told in (None, name) or prior[names.index(told)] > 0:
-            return name, margin
-        return told, NEAR_CALL
-
-    def _cyan_flat(self, b: Blob, kind: str, name: str, margin: float, prior: np.ndarray) -> tuple[str, float]:
-        """A flat piece read cyan that green explains within CYAN_FLAT_CHARGE spreads is
-        green, a near call; not where green is out of play (`prior`, the palette's)."""
-        names = self.models.names
-        if name != "cyan" or kind != FLAT or "green" not in names or prior[names.index("green")] > 0:
-            return name, margin
-        d = b.colour_distances
-        if d[names.index("green")] - d[names.index("cyan")] < CYAN_FLAT_CHARGE:
-            return "green", NEAR_CALL
-        return name, margin
 
     def _confidence(self, best: fitting.Fit, gap: float, colour_margin: float) -> float:
         """A piece's confidence from its outline's cover, its pose gap and its colour margin."""

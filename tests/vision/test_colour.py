@@ -122,6 +122,12 @@ def test_a_red_upright_over_felt_read_green_is_red_where_its_quarter_lifts_red_a
     assert _read(det, [[-1.75, -1.02, -1.79], [-1.75, -1.01, -1.93]], [-1.06, -0.55, -2.10])[0] == "green"
 
 
+def _told(det, blob, pose, name, margin, prior):
+    """colour_reading.by_pose for a piece read `name` from `blob` (its whole reading and distances)."""
+    from vision.colour_reading import by_pose
+    return by_pose(det.models.names, name, margin, pose, getattr(blob, "whole", None), blob.colour_distances, prior)
+
+
 @pytest.mark.parametrize("change, table, pose, colour", [
     # the least-leaning red upright and red flat over felt (Blender's Cycles 9210, 9204),
     # the most-leaning green upright (Mitsuba, thin walls, 9237) and green flat
@@ -140,17 +146,17 @@ def test_a_piece_over_felt_read_red_or_green_is_told_by_its_pose(change, table, 
     blob = SimpleNamespace(whole=np.array([np.add(table, change), table]), colour_distances=distances)
     other = "green" if colour == "red" else "red"
     everything = det.models.palette_prior(None)
-    assert det._red_or_green(blob, pose, colour, 0.3, everything) == (colour, 0.3)   # kept, its margin too
-    turned, margin = det._red_or_green(blob, pose, other, 0.3, everything)
+    assert _told(det, blob, pose, colour, 0.3, everything) == (colour, 0.3)   # kept, its margin too
+    turned, margin = _told(det, blob, pose, other, 0.3, everything)
     assert turned == colour and margin < 0.1                                        # turned: a near call
     without = det.models.palette_prior([c for c in names if c != colour])
-    assert det._red_or_green(blob, pose, other, 0.3, without) == (other, 0.3)       # not into a colour out of play
+    assert _told(det, blob, pose, other, 0.3, without) == (other, 0.3)       # not into a colour out of play
     distances[names.index("red")] = 0.45 + 2.0                                      # red plainly worse
-    assert det._red_or_green(blob, pose, other, 0.3, everything) == (other, 0.3)
+    assert _told(det, blob, pose, other, 0.3, everything) == (other, 0.3)
     distances[names.index("red")] = 0.5
     wood = [-1.3, -1.1, -0.7]
     blob.whole = np.array([np.add(wood, change), wood])
-    assert det._red_or_green(blob, pose, other, 0.3, everything) == (other, 0.3)    # not over a red-rich table
+    assert _told(det, blob, pose, other, 0.3, everything) == (other, 0.3)    # not over a red-rich table
 
 
 def test_a_flat_piece_read_cyan_that_green_nearly_explains_is_green():
@@ -166,12 +172,12 @@ def test_a_flat_piece_read_cyan_that_green_nearly_explains_is_green():
         distances[names.index("cyan")], distances[names.index("green")] = 0.5, 0.5 + by
         return SimpleNamespace(colour_distances=distances)
 
-    turned, margin = det._cyan_flat(flat_read_cyan(0.26), "flat", "cyan", 0.26, everything)
+    turned, margin = _told(det, flat_read_cyan(0.26), "flat", "cyan", 0.26, everything)
     assert turned == "green" and margin < 0.1
-    assert det._cyan_flat(flat_read_cyan(0.72), "flat", "cyan", 0.72, everything) == ("cyan", 0.72)
-    assert det._cyan_flat(flat_read_cyan(0.26), "upright", "cyan", 0.26, everything) == ("cyan", 0.26)
+    assert _told(det, flat_read_cyan(0.72), "flat", "cyan", 0.72, everything) == ("cyan", 0.72)
+    assert _told(det, flat_read_cyan(0.26), "upright", "cyan", 0.26, everything) == ("cyan", 0.26)
     xeno = det.models.palette_prior(["orange", "purple", "cyan", "white", "clear"])
-    assert det._cyan_flat(flat_read_cyan(0.26), "flat", "cyan", 0.26, xeno) == ("cyan", 0.26)
+    assert _told(det, flat_read_cyan(0.26), "flat", "cyan", 0.26, xeno) == ("cyan", 0.26)
 
 
 def test_a_dark_upright_greener_than_the_table_is_green_not_black():

@@ -27,7 +27,6 @@ OPAQUE_ROUGHNESS = 0.15      # black and white pieces: a glossy sheen
 SHEET_ROUGHNESS = 0.9        # office paper
 COIN_ROUGHNESS = 0.3         # a worn coin
 LAMP_SEGMENTS = 48
-BIG_MM = 2000.0              # the table reaches this far beyond what the camera sees
 
 
 def principled(name, colour, roughness, **inputs):
@@ -66,11 +65,6 @@ def mesh_object(name, vertices, faces, material, uv=None):
     ob = bpy.data.objects.new(name, me)
     bpy.context.scene.collection.objects.link(ob)
     return ob
-
-
-def quad(x0, y0, x1, y1, z):
-    v = np.array([[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]], float)
-    return v, np.array([[0, 1, 2], [0, 2, 3]])
 
 
 def lamp_material(k, radiance):
@@ -115,15 +109,12 @@ def build(a, samples):
     world.use_nodes = True
     world.node_tree.nodes["Background"].inputs["Color"].default_value = (*[float(c) for c in a["sky"]], 1.0)
     sc.world = world
-    # the table, its bitmap mirrored beyond what the camera sees
-    x0, y0, x1, y1 = a["table_bounds"]
-    v, fc = quad(x0 - BIG_MM, y0 - BIG_MM, x1 + BIG_MM, y1 + BIG_MM, 0.0)
-    uv = (v[:, :2] - [x0, y0]) / [x1 - x0, y1 - y0]
-    mesh_object("table", v, fc, textured("table", a["table_texture"], float(a["table_roughness"]), "MIRROR"), uv)
-    for k, (sx0, sy0, sx1, sy1) in enumerate(a["sheets"]):
-        v, fc = quad(sx0, sy0, sx1, sy1, float(a["sheet_lift"]))
-        mesh_object(f"sheet{k}", v, fc, textured(f"sheet{k}", a[f"sheet{k}_texture"], SHEET_ROUGHNESS),
-                    np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float))
+    # the table, its bitmap mirrored beyond what the camera sees; the marker sheets
+    mesh_object("table", a["table_vertices"], a["table_faces"],
+                textured("table", a["table_texture"], float(a["table_roughness"]), "MIRROR"), a["table_uv"])
+    for k in range(int(a["sheets"])):
+        mesh_object(f"sheet{k}", a[f"sheet{k}_vertices"], a[f"sheet{k}_faces"],
+                    textured(f"sheet{k}", a[f"sheet{k}_texture"], SHEET_ROUGHNESS), a[f"sheet{k}_uv"])
     for k in range(int(a["pieces"])):
         colour = a[f"piece{k}_colour"]
         if str(a[f"piece{k}_kind"]) == "translucent":

@@ -50,16 +50,13 @@ def scene_arrays(spec: SceneSpec) -> dict[str, np.ndarray]:
         "camera_matrix": camera_matrix(spec, fl),
         "sky": np.asarray(S.sky_radiance(spec), float),
     }
-    x0, y0, x1, y1 = bounds = S.table_bounds(spec, fl)
-    out["table_bounds"] = np.array(bounds, float)
+    bounds = S.table_bounds(spec, fl)
+    out["table_vertices"], out["table_faces"], out["table_uv"] = S.table_quad(bounds)
     out["table_texture"] = S.table_texture(spec, bounds)
     out["table_roughness"] = np.array(TABLE_ROUGHNESS.get(spec.surface.kind, MATTE_ROUGHNESS))
-    half = spec.paper_mm / 2
-    sheets = [(m.center[0] - half, m.center[1] - half, m.center[0] + half, m.center[1] + half)
-              for m in spec.layout.markers]
-    out["sheets"] = np.array(sheets, float).reshape(-1, 4)
-    out["sheet_lift"] = np.array(S.SHEET_LIFT_MM)
+    out["sheets"] = np.array(len(spec.layout.markers))
     for k, m in enumerate(spec.layout.markers):
+        out[f"sheet{k}_vertices"], out[f"sheet{k}_faces"], out[f"sheet{k}_uv"] = S.sheet_quad(spec, m)
         out[f"sheet{k}_texture"] = S.sheet_texture(spec, m)
     meshes = S.piece_meshes(spec)
     out["pieces"] = np.array(len(meshes))

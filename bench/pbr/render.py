@@ -193,21 +193,16 @@ def mitsuba_scene(spec: SceneSpec, fl: S.Film, spp: int = SPP):
                 "sky": {"type": "constant", "radiance": _rgb(mi, S.sky_radiance(spec))}}
     # the table: the baked pattern over what the camera sees, mirrored beyond (reflections)
     bounds = S.table_bounds(spec, fl)
-    x0, y0, x1, y1 = bounds
     tex = _bitmap(mi, S.table_texture(spec, bounds), "mirror")
     if spec.surface.kind == "wood":
         table_bsdf = {"type": "roughplastic", "distribution": "beckmann", "alpha": WOOD_ALPHA, "int_ior": WOOD_IOR,
                       "nonlinear": True, "diffuse_reflectance": tex}
     else:
         table_bsdf = {"type": "diffuse", "reflectance": tex}
-    big = 2000.0
-    v, f, uv = S.quad(x0 - big, y0 - big, x1 + big, y1 + big, 0.0)
-    uv = (v[:, :2] - [x0, y0]) / [x1 - x0, y1 - y0]
+    v, f, uv = S.table_quad(bounds)
     sc["table"] = _mesh(mi, "table", v, f, uv, bsdf=mi.load_dict(table_bsdf))
-    half = spec.paper_mm / 2
     for m in spec.layout.markers:
-        v, f, uv = S.quad(m.center[0] - half, m.center[1] - half, m.center[0] + half, m.center[1] + half,
-                          S.SHEET_LIFT_MM)
+        v, f, uv = S.sheet_quad(spec, m)
         sc[f"sheet{m.id}"] = _mesh(mi, f"sheet{m.id}", v, f, uv,
                                    bsdf=mi.load_dict({"type": "diffuse", "reflectance": _bitmap(mi, S.sheet_texture(spec, m))}))
     for k, m in enumerate(S.piece_meshes(spec)):

@@ -35,6 +35,7 @@ NEST_CLEARANCE_MM = 0.05  # a nested piece never touches the cavity around it
 TEXELS_PER_MM = 2.0     # table bitmap resolution (a pixel covers ~0.7-1 mm of table)
 SHEET_TEXELS_PER_MM = 6.0
 FILM_SLACK_PX = 4       # film margin beyond what the distortion needs
+TABLE_BEYOND_MM = 2000.0   # the table top reaches this far past what the camera sees (reflections)
 
 
 @dataclass(frozen=True)
@@ -307,3 +308,20 @@ def quad(x0: float, y0: float, x1: float, y1: float, z: float) -> tuple[np.ndarr
     faces = np.array([[0, 1, 2], [0, 2, 3]], np.int64)
     return v, faces, uv
 
+
+
+def table_quad(bounds: tuple[float, float, float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The table top (`quad`) reaching TABLE_BEYOND_MM past `bounds`, its texture
+    coordinates 0-1 over `bounds` (the `table_texture`'s), beyond them to be mirrored."""
+    x0, y0, x1, y1 = bounds
+    b = TABLE_BEYOND_MM
+    v, f, _ = quad(x0 - b, y0 - b, x1 + b, y1 + b, 0.0)
+    return v, f, (v[:, :2] - [x0, y0]) / [x1 - x0, y1 - y0]
+
+
+def sheet_quad(spec: SceneSpec, marker) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One marker sheet (`quad`, paper_mm square centred on the marker, SHEET_LIFT_MM up),
+    its texture coordinates those of `sheet_texture`."""
+    half = spec.paper_mm / 2
+    (x, y) = marker.center
+    return quad(x - half, y - half, x + half, y + half, SHEET_LIFT_MM)

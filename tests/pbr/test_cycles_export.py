@@ -53,10 +53,15 @@ def test_every_piece_coin_lamp_and_sheet_is_handed_over():
             assert colour == pytest.approx(np.exp(-m.sigma * S.WALL_MM))
     assert int(arrays["coins"]) == len(spec.coins) >= 2
     assert arrays["lamps"].shape == (len(spec.lamps), 7)
-    assert arrays["sheets"].shape == (len(spec.layout.markers), 4)
-    x0, y0, x1, y1 = arrays["table_bounds"]
+    assert int(arrays["sheets"]) == len(spec.layout.markers)
+    for k, m in enumerate(spec.layout.markers):   # the sheet square around its marker
+        assert arrays[f"sheet{k}_vertices"][:, :2].mean(axis=0) == pytest.approx(m.center)
+    x0, y0, x1, y1 = S.table_bounds(spec, S.film(spec))
     ny, nx = arrays["table_texture"].shape[:2]
     assert (nx, ny) == (int((x1 - x0) * S.TEXELS_PER_MM), int((y1 - y0) * S.TEXELS_PER_MM))
+    # the texture's 0-1 coordinates span those bounds on the table top
+    uv, xy = arrays["table_uv"], arrays["table_vertices"][:, :2]
+    assert (xy - [x0, y0]) / [x1 - x0, y1 - y0] == pytest.approx(uv)
 
 
 @pytest.mark.skipif(not cycles.available(), reason="needs Blender's Python module (make cycles)")

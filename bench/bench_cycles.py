@@ -14,7 +14,6 @@ cores at 32 samples; renders are cached under $PYRAMID_CYCLES_CACHE (default
 9200-9243); samples: $PYRAMID_CYCLES_SAMPLES (default 32, denoised).
 """
 
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -25,7 +24,6 @@ from bench.bench_pbr import _detect, _seeds  # noqa: E402
 from referee.warpships.colony import GAME_COLOURS  # noqa: E402
 from vision.evaluate import Score  # noqa: E402
 
-SAMPLES = 32
 UNTOUCHED = 9236   # the first seed no rule was read on (docs/detection.md, thirty-fourth pass)
 
 
@@ -35,7 +33,7 @@ def main() -> None:
     if not cycles.available():
         print(f"SKIPPED: no Python with Blender's bpy at {cycles.BLENDER_PYTHON} (`make cycles` installs one)")
         return
-    samples = int(os.environ.get("PYRAMID_CYCLES_SAMPLES", SAMPLES))
+    samples = cycles.SAMPLES
     seeds = _seeds("PYRAMID_CYCLES_SEEDS", "9200-9243")
     plain, agx, game, untouched = Score(), Score(), Score(), Score()
     per_surface: dict[str, Score] = {}

@@ -11,7 +11,7 @@ through Blender's AgX view, `Development(view="agx")`).
 Blender's Python module (`bpy`, 5.0, from PyPI) pins its own numpy, so it lives in a
 venv of its own, `make cycles` (PYRAMID_BLENDER_PYTHON names another Python with bpy);
 this module hands it the scene as arrays (bench.cycles.export) and reads back the light.
-About a minute and a half a scene at 64 samples on two cores.
+About two minutes a scene at 32 samples on two cores (nearly four at 64).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from vision.render.scene import SceneSpec
 # Bump when what is rendered changes (bench/cycles/blender_scene.py, export.py).
 RENDER_VERSION = 1
 CACHE_DIR = Path(os.environ.get("PYRAMID_CYCLES_CACHE", "/tmp/pyramid-cycles-cache"))
-SAMPLES = int(os.environ.get("PYRAMID_CYCLES_SAMPLES", "64"))
+SAMPLES = int(os.environ.get("PYRAMID_CYCLES_SAMPLES", "32"))   # denoised, as Blender renders
 BLENDER_PYTHON = Path(os.environ.get("PYRAMID_BLENDER_PYTHON",
                                      Path(__file__).resolve().parents[2] / ".venv-cycles" / "bin" / "python"))
 SCRIPT = Path(__file__).with_name("blender_scene.py")

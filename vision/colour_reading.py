@@ -144,6 +144,19 @@ CYAN_FLAT_CHARGE = 0.45
 # Such a blob is a near call: green is put nearer than the nearest colour by only this
 # (spreads), so the piece's colour margin, and its confidence, stay low.
 NEAR_CALL = 0.05
+# Translucent plastic filters: in log units it changes the table's hue by its own, so a
+# blob whose reading changes the table by a plain darkening or brightening (its hue
+# change against the table, the length of the change less its grey part, under
+# HUELESS_TINT) is no tinted plastic: it is a shadow or dark figure of the table, or clear,
+# black or white plastic, and reads as the nearest of those (a dark blob read clear is
+# table). Only over green felt (a red-poor table, RED_POOR_TABLE) can green plastic, of
+# the felt's own hue, change it that little. Measured (found pieces, both readings):
+# tinted pieces off felt change the hue by 0.06 or more over ours, Mitsuba's two wall
+# models and Cycles (1393, 898, 820, 724 pieces) but one refracting-wall blue upright over
+# wood already read green (0.01, now black); green pieces over felt from 0.04; the false
+# pieces read green over wood 0.014-0.028 (Cycles' wood figure, 9212 twice, 9231, 9248;
+# ours 9620, a brightening, now read clear). At 0.045 the same.
+HUELESS_TINT = 0.04
 # A colour model whose appearance spans less than this (log, between its channels) is
 # grey: clear plastic.
 GREY_APPEARANCE = 0.1
@@ -179,16 +192,17 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
     green there where its most tinted quarter lifts red as only red plastic does
     (QUARTER_LIFTS_RED), nor black where it is greener than the table and its green rose
     more than its blue (BLACK_IS_NOT_GREEN), or where its most tinted quarter is plainly
-    bluer than the table (BLACK_IS_NOT_BLUE)."""
+    bluer than the table (BLACK_IS_NOT_BLUE); and no tinted plastic where the reading
+    changes the table's hue hardly at all, off green felt (HUELESS_TINT)."""
     n, k = r.shape[:2]
     d = models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).reshape(n, k, -1)
     explained = d.min(axis=2)                    # blobs × readings
     best = explained.argmin(axis=1)
     nearest = d.argmin(axis=2)                   # blobs × readings (the quarter, the whole)
     names = models.names
+    tinted = np.array([m.kind == TRANSLUCENT and np.ptp(m.appearance) > GREY_APPEARANCE
+                       for m in models.models])   # not clear plastic, tinted nowhere either
     if "white" in names:   # white, or a lamp's glare on another plastic?
-        tinted = np.array([m.kind == TRANSLUCENT and np.ptp(m.appearance) > GREY_APPEARANCE
-                           for m in models.models])   # not clear plastic, tinted nowhere either
         plain = tinted[nearest] & (explained < GLARE_PLAIN)
         glare = (nearest[np.arange(n), best] == names.index("white")) & plain.any(axis=1)
         best = np.where(glare, np.where(plain, explained, np.inf).argmin(axis=1), best)
@@ -238,6 +252,18 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
         bluer = _excess(r[:, 0, 0], 0) - _excess(r[:, 0, 1], 0) >= BLUER_THAN_TABLE
         best, d = _read_as(best, d, blue, (read == black) & bluer
                            & (d[:, 0, blue] - d[:, 0, black] <= BLACK_IS_NOT_BLUE), reading=0)
+    untinted = np.flatnonzero(~tinted)
+    if len(untinted):
+        # a plain change of the table is no tinted plastic, but for green over green felt
+        # (HUELESS_TINT): the nearest untinted colour (clear, black, white)
+        for reading in (0, 1):
+            read = d[np.arange(n), best].argmin(axis=1)
+            change, table = r[:, reading, 0] - r[:, reading, 1], r[:, reading, 1]
+            tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
+            plain = (best == reading) & tinted[read] & (tint < HUELESS_TINT) & (table[:, 2] > RED_POOR_TABLE)
+            nearest_plain = untinted[d[:, reading, untinted].argmin(axis=1)]
+            for colour in untinted:
+                best, d = _read_as(best, d, colour, plain & (nearest_plain == colour), reading=reading)
     return best, d
 
 

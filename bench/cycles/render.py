@@ -77,7 +77,14 @@ def render_seed(seed: int, samples: int = SAMPLES, development: Development = PL
                 **options) -> tuple[Rendered, Timing]:
     """The Cycles picture of random_scene(seed, **options); the light is kept on disk,
     the camera develops it anew (`development`)."""
-    spec = random_scene(seed, **options)
+    return render_spec(random_scene(seed, **options), seed, samples, development)
+
+
+def render_spec(spec: SceneSpec, seed: int, samples: int = SAMPLES,
+                development: Development = PLAIN) -> tuple[Rendered, Timing]:
+    """The Cycles picture of any `spec` (a scene's table and light with other pieces: a
+    calibration picture), cached under `seed` and the spec; `seed` also seeds the
+    camera's noise."""
     radiance, timing = cached_radiance(_cache_path(seed, spec, samples), lambda: render_radiance(spec, samples))
     image, jpeg = develop(radiance, spec, seed, development)
     return Rendered(image, jpeg, spec.truth(), spec.view(), spec), timing

@@ -47,6 +47,30 @@ def test_a_green_upright_whose_most_tinted_quarter_mirrors_warm_lamps_is_green()
     assert _read(det, [quarter, whole], felt)[0] == "green"
 
 
+def test_a_plain_darkening_of_wood_is_no_tinted_plastic():
+    # Cycles 9212: a dark streak of wood figure, darker than the wood around it by the
+    # same ~0.25 log in every channel. Yellow plastic that hides the wood's own yellowish
+    # hue explains it as well as clear does (then red level with green made it a green
+    # upright): but plastic that changes the table's hue by nothing is clear plastic or
+    # table (HUELESS_TINT)
+    det = Detector(MarkerLayout.default())
+    wood = np.array([-0.6, -0.42, -0.25])
+    streak = wood + [-0.26, -0.25, -0.23]
+    assert det.models.classify(np.array([streak]), np.array([wood]))[0] == ["yellow"]
+    assert _read(det, [streak, streak], wood)[0] == "clear"
+    # a tinted reading of the same darkness stays plastic
+    assert _read(det, [wood + [-0.5, -0.25, -0.2]] * 2, wood)[0] == "yellow"
+
+
+def test_a_plain_darkening_of_green_felt_may_be_green_plastic():
+    # green plastic over green felt changes the felt's hue little (Cycles 9200's green
+    # flat: 0.04): it stays green where the same reading over wood would not
+    det = Detector(MarkerLayout.default())
+    felt = np.array([-1.04, -0.84, -1.46])
+    dark = felt + [-0.3, -0.3, -0.3]
+    assert _read(det, [dark, dark], felt)[0] == det.models.classify(np.array([dark]), np.array([felt]))[0][0] == "green"
+
+
 def test_a_dark_olive_upright_whose_red_fell_against_its_green_is_green_not_yellow():
     # path-traced 9248: a green large upright on wood passes so little light that both of
     # its readings (most tinted quarter, whole) are a dark olive, nearer yellow than green.

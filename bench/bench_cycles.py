@@ -2,7 +2,10 @@
 (bench/cycles/), the held-out scenes of bench_detect's first seeds (red, yellow, green
 and blue on wood, cloth and felt): found / false %, colour / size / pose %, position and
 flat heading errors, overall and per table surface; then the same light developed
-through Blender's AgX view transform, and with WarpShips' colours in play.
+through Blender's AgX view transform, with WarpShips' colours in play, and, on the
+scenes from UNTOUCHED on, as a player would after `pyramid-referee calibrate-colours`
+with a picture of one medium upright of each colour on the same table under the same
+light (vision.render.calibration_scene, rendered too).
 
 The detector's rules were measured on our renderer and on Mitsuba (bench_pbr,
 bench_accuracy_sets); these pictures are kept out of that, as the outside check's are
@@ -21,8 +24,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_pbr import _detect, _seeds  # noqa: E402
+from calibration.colour import refine_from_picture  # noqa: E402
+from domain import InputError  # noqa: E402
 from referee.warpships.colony import GAME_COLOURS  # noqa: E402
 from vision.evaluate import Score  # noqa: E402
+from vision.pipeline import Detector  # noqa: E402
+from vision.render import calibration_scene  # noqa: E402
 
 UNTOUCHED = 9236   # the first seed no rule was read on (docs/detection.md, thirty-fourth pass)
 
@@ -35,7 +42,7 @@ def main() -> None:
         return
     samples = cycles.SAMPLES
     seeds = _seeds("PYRAMID_CYCLES_SEEDS", "9200-9243")
-    plain, agx, game, untouched = Score(), Score(), Score(), Score()
+    plain, agx, game, untouched, calibrated = Score(), Score(), Score(), Score(), Score()
     per_surface: dict[str, Score] = {}
     failures: list[str] = []
     seconds = []
@@ -47,6 +54,7 @@ def main() -> None:
         plain.add(r.truth, state, str(seed))
         if seed >= UNTOUCHED:
             untouched.add(r.truth, state, str(seed))
+            calibrated.add(r.truth, _calibrated(cycles, r, seed, samples, failures), str(seed))
         per_surface.setdefault(r.spec.surface.kind, Score()).add(r.truth, state, str(seed))
         game.add(r.truth, _detect(r, seed, failures, GAME_COLOURS), str(seed))
         developed, _ = cycles.render_seed(seed, samples, Development(view="agx"))
@@ -61,12 +69,28 @@ def main() -> None:
     if untouched.n_truth:
         print(f"  the scenes from {UNTOUCHED} on: " + "; ".join(untouched.summary().split("\n")[:2]))
     print("the same, WarpShips' colours in play: " + "; ".join(game.summary().split("\n")[:2]))
+    if calibrated.n_truth:
+        print(f"  the scenes from {UNTOUCHED} on, after a calibration picture of each table: "
+              + "; ".join(calibrated.summary().split("\n")[:2]))
     print("the same light through Blender's AgX view transform: " + "; ".join(agx.summary().split("\n")[:4]))
     for f in sorted(set(failures)):
-        print(f"  registration failed, every piece counted missed: {f}")
+        print(f"  failed, every piece counted missed: {f}")
     print("mistakes (plain development):")
     for m in plain.mistakes:
         print("  ", m)
+
+
+def _calibrated(cycles, r, seed: int, samples: int, failures: list[str]):
+    """The table of `r` read with colour models measured from a Cycles calibration picture
+    of its table and light (every piece missed if that picture is refused)."""
+    colours = ["red", "yellow", "green", "blue"]
+    picture, _ = cycles.render_spec(calibration_scene(r.spec, colours), seed, samples)
+    try:
+        models = refine_from_picture(picture.image, r.spec.layout, colours, intrinsics=picture.intrinsics)
+        return Detector(r.spec.layout, r.intrinsics, models=models).detect(r.image).state
+    except InputError as e:
+        failures.append(f"{seed}, calibration picture: {e}")
+        return type(r.truth)(())
 
 
 if __name__ == "__main__":

@@ -9,10 +9,10 @@
 """
 
 from vision.render.cache import render_cached
-from vision.render.generate import random_scene, random_setting
+from vision.render.generate import calibration_scene, random_scene, random_setting
 from vision.render.render import Rendered, render, render_linear
 from vision.render.scene import (Board, CameraSpec, Carried, Hand, Lamp, SceneError, SceneSpec, Sensor, Surface,
                                  scene_from_pieces)
 
-__all__ = ["SceneSpec", "random_scene", "random_setting", "scene_from_pieces", "render", "render_linear",
+__all__ = ["SceneSpec", "calibration_scene", "random_scene", "random_setting", "scene_from_pieces", "render", "render_linear",
            "render_cached", "Rendered", "Board", "CameraSpec", "Carried", "SceneError", "Hand", "Lamp", "Sensor", "Surface"]

@@ -101,6 +101,19 @@ def random_setting(seed: int, surface: str | None = None, layout: MarkerLayout |
                      sensor=_sensor(rng, seed), layout=layout, paper_mm=paper_mm, seed=seed)
 
 
+def calibration_scene(spec: SceneSpec, colours: Sequence[str]) -> SceneSpec:
+    """The picture `pyramid-referee calibrate-colours` asks for, on `spec`'s table under
+    its light: one medium upright of each of `colours`, in a row 100 mm apart across the
+    table's middle, each turned 20° more than the last.
+
+    >>> [(p.color.value, p.center) for p in calibration_scene(SceneSpec(), ["red", "blue"]).pieces]
+    [('red', (350.0, 280.0)), ('blue', (450.0, 280.0))]
+    """
+    first = 400.0 - 50.0 * (len(colours) - 1)
+    return replace(spec, pieces=tuple(Piece.upright(f"c{i}", c, Size.MEDIUM, (first + 100.0 * i, 280.0), 20.0 * i)
+                                      for i, c in enumerate(colours)))
+
+
 def _placement_area(layout: MarkerLayout, paper_mm: float):
     """Inside the rectangle of marker centres, off the marker sheets."""
     xs = [m.center[0] for m in layout.markers]

@@ -42,6 +42,13 @@ DARKNESS_WEIGHT = 0.4
 # How much a calibration picture's measurement replaces the default: fully, it is the
 # same plastic under the same light.
 REFINE_WEIGHT = 1.0
+# ...unless the piece passed too little light where it stood to show its plastic: a
+# translucent colour measured as spanning less than this (log, between its channels; the
+# shipped models span 1.1-1.6) keeps its default. Cycles 9238: a yellow upright over dark
+# wood measured nearly grey (0.10), and that "yellow" then explained every dark blob, the
+# blue uprights among them; the other 104 measurements of 28 Cycles and our calibration
+# pictures span 0.48 or more.
+CALIBRATION_MIN_SPAN = 0.3
 
 
 class ColourFileError(InputError):
@@ -314,7 +321,8 @@ class ColourModels:
 
 
 def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequence[str],
-                        base: ColourModels | None = None, intrinsics=None, registration=None) -> ColourModels:
+                        base: ColourModels | None = None, intrinsics=None, registration=None,
+                        notes: list[str] | None = None) -> ColourModels:
     """Colour models measured from a picture with one piece of each expected colour.
 
     Pieces are found with the current models, then matched one-to-one to the expected
@@ -325,7 +333,8 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     colours as likely as the measured ones: 12 path-traced scenes' colour 98.8 % with the
     shipped models, 88.9 % calibrated that way, 99.4 % now). Raises InputError when the
     picture does not show exactly that many pieces. `registration`: the camera pose, if
-    already known.
+    already known. A colour measured too grey to be its plastic (CALIBRATION_MIN_SPAN)
+    keeps its default, said in `notes` if given.
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -358,6 +367,12 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
             # a calibration piece shows its plastic clearly: never divided by a faint k
             k, w, b, _ = m.explain(observed[r:r + 1], table[r:r + 1], faint=False)
             new = observed[r] if m.kind == OPAQUE else (observed[r] - w[0] * table[r] - b[0]) / k[0]
+            if m.kind == TRANSLUCENT and np.ptp(new) < CALIBRATION_MIN_SPAN:
+                if notes is not None:
+                    notes.append(f"{m.name}: the piece looks nearly grey where it stands (it passes too little "
+                                 f"light there to measure); kept the default model")
+                out.append(m)
+                continue
             appearance = (1 - REFINE_WEIGHT) * np.asarray(m.appearance) + REFINE_WEIGHT * new
             m = ColourModel(m.name, m.kind, tuple(float(v) for v in appearance), m.spread, m.prior,  # type: ignore[arg-type]
                             m.brightness)

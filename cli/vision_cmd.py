@@ -138,7 +138,10 @@ def run_calibrate_colours(args) -> int:
     intrinsics = Intrinsics.load(args.camera) if args.camera else None
     names = colour_list(args.colours)
     base = ColourModels.load(args.base)
-    models = refine_from_picture(read_image(args.image), layout, names, base, intrinsics)
+    notes: list[str] = []
+    models = refine_from_picture(read_image(args.image), layout, names, base, intrinsics, notes=notes)
+    for note in notes:
+        print(f"pyramid-referee: {note}", file=sys.stderr)
     try:
         models.save(args.out)
     except OSError as e:

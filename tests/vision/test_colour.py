@@ -301,6 +301,24 @@ def test_calibration_learns_plastics_unlike_the_defaults():
     assert [p.color.value for p in by_x] == colours[::-1]
 
 
+def test_a_calibration_piece_too_grey_to_measure_keeps_its_default(monkeypatch):
+    # Cycles 9238: a yellow upright over dark wood passed so little light that it measured
+    # nearly grey, and that "yellow" then took every dark blob (CALIBRATION_MIN_SPAN)
+    import fakes
+    monkeypatch.setitem(fakes.TINTS, "yellow", (0.44, 0.47, 0.48))
+    colours = ["red", "yellow", "green", "blue"]
+    img, reg, _ = _calibration_picture(colours, (120, 125, 130))
+    notes: list[str] = []
+    models = refine_from_picture(img, MarkerLayout.default(), colours, registration=reg, notes=notes)
+    shipped = ColourModels.load()
+    assert models.models[models.names.index("yellow")].appearance == \
+        shipped.models[shipped.names.index("yellow")].appearance
+    assert [n.split(":")[0] for n in notes] == ["yellow"]
+    # the others are measured as usual
+    assert all(models.models[models.names.index(c)].appearance != shipped.models[shipped.names.index(c)].appearance
+               for c in ("red", "green", "blue"))
+
+
 def test_calibration_needs_exactly_the_named_pieces():
     img, reg, _ = _calibration_picture(["red", "blue"], (90, 120, 160))
     with pytest.raises(InputError, match="should show 3 pieces"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.colour import TRANSLUCENT, ColourModels
+from calibration.colour import OFF_PALETTE_PRIOR, TRANSLUCENT, ColourModels
 from vision import reading_kernels
 from vision.segment import LOG_LUT
 
@@ -252,10 +252,11 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
         bluer = _excess(r[:, 0, 0], 0) - _excess(r[:, 0, 1], 0) >= BLUER_THAN_TABLE
         best, d = _read_as(best, d, blue, (read == black) & bluer
                            & (d[:, 0, blue] - d[:, 0, black] <= BLACK_IS_NOT_BLUE), reading=0)
-    untinted = np.flatnonzero(~tinted)
+    # (a calibration picture charges the colours it did not show: those are left out)
+    untinted = np.flatnonzero(~tinted & (np.array([m.prior for m in models.models]) < OFF_PALETTE_PRIOR))
     if len(untinted):
         # a plain change of the table is no tinted plastic, but for green over green felt
-        # (HUELESS_TINT): the nearest untinted colour (clear, black, white)
+        # (HUELESS_TINT): the nearest untinted colour (clear, black, white) in use
         for reading in (0, 1):
             read = d[np.arange(n), best].argmin(axis=1)
             change, table = r[:, reading, 0] - r[:, reading, 1], r[:, reading, 1]

@@ -47,6 +47,21 @@ def test_a_green_upright_whose_most_tinted_quarter_mirrors_warm_lamps_is_green()
     assert _read(det, [quarter, whole], felt)[0] == "green"
 
 
+def test_a_red_flat_over_felt_read_black_is_red():
+    # Cycles 9237: a red small flat over green felt passes the felt's little red and cuts
+    # its green, as black plastic's faces would show it; but black mirrors only the room
+    # and the felt, and is never redder than grey there (BLACK_IS_NOT_RED)
+    det = Detector(MarkerLayout.default())
+    felt = np.array([-1.17, -0.77, -1.66])
+    flat = felt + [-0.78, -1.23, -0.10]
+    assert det.models.classify(np.array([flat]), np.array([felt]))[0] == ["black"]
+    colour, margin = _read(det, [flat, flat], felt)
+    assert colour == "red" and margin < 0.1
+    # a black piece over felt mirrors grey: it stays black
+    grey = np.array([-2.0, -2.0, -2.02])
+    assert _read(det, [grey, grey], felt)[0] == "black"
+
+
 def test_a_plain_darkening_of_wood_is_no_tinted_plastic():
     # Cycles 9212: a dark streak of wood figure, darker than the wood around it by the
     # same ~0.25 log in every channel. Yellow plastic that hides the wood's own yellowish

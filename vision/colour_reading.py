@@ -269,24 +269,25 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
     if "black" in names and "red" in names:
         black, red = names.index("black"), names.index("red")
         # over felt, no black plastic is redder than grey (BLACK_IS_NOT_RED)
+        chosen, at = r[np.arange(n), best], d[np.arange(n), best]
+        redder = (at.argmin(axis=1) == black) & (_excess(chosen[:, 0], 2) >= REDDER_THAN_BLACK) \
+            & (chosen[:, 1, 2] <= RED_POOR_TABLE) & (at[:, red] - at[:, black] <= BLACK_IS_NOT_RED)
         for reading in (0, 1):
-            read = d[np.arange(n), best].argmin(axis=1)
-            redder = (_excess(r[:, reading, 0], 2) >= REDDER_THAN_BLACK) & (r[:, reading, 1, 2] <= RED_POOR_TABLE)
-            best, d = _read_as(best, d, red, (best == reading) & (read == black) & redder
-                               & (d[:, reading, red] - d[:, reading, black] <= BLACK_IS_NOT_RED), reading=reading)
+            best, d = _read_as(best, d, red, redder & (best == reading), reading=reading)
     # (a calibration picture charges the colours it did not show: those are left out)
     untinted = np.flatnonzero(~tinted & (np.array([m.prior for m in models.models]) < OFF_PALETTE_PRIOR))
-    if len(untinted):
+    chosen = r[np.arange(n), best]               # blobs × (observed, table) × 3
+    change = chosen[:, 0] - chosen[:, 1]
+    tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
+    plain = tinted[d[np.arange(n), best].argmin(axis=1)] & (tint < HUELESS_TINT) & (chosen[:, 1, 2] > RED_POOR_TABLE)
+    if len(untinted) and plain.any():
         # a plain change of the table is no tinted plastic, but for green over green felt
         # (HUELESS_TINT): the nearest untinted colour (clear, black, white) in use
+        nearest_plain = untinted[d[np.arange(n), best][:, untinted].argmin(axis=1)]
         for reading in (0, 1):
-            read = d[np.arange(n), best].argmin(axis=1)
-            change, table = r[:, reading, 0] - r[:, reading, 1], r[:, reading, 1]
-            tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
-            plain = (best == reading) & tinted[read] & (tint < HUELESS_TINT) & (table[:, 2] > RED_POOR_TABLE)
-            nearest_plain = untinted[d[:, reading, untinted].argmin(axis=1)]
             for colour in untinted:
-                best, d = _read_as(best, d, colour, plain & (nearest_plain == colour), reading=reading)
+                best, d = _read_as(best, d, colour, plain & (best == reading) & (nearest_plain == colour),
+                                   reading=reading)
     return best, d
 
 
@@ -303,6 +304,8 @@ def _read_as(best: np.ndarray, d: np.ndarray, colour: int, is_it: np.ndarray,
     `reading` (1: the whole blob, 0: its most tinted quarter), in which `colour` is made
     nearer than every other colour by only NEAR_CALL: a near call, said with a small
     colour margin."""
+    if not is_it.any():
+        return best, d
     d = d.copy()
     others = d[is_it, reading].copy()
     others[:, colour] = np.inf

@@ -42,7 +42,9 @@ def main() -> None:
         return
     samples = cycles.SAMPLES
     seeds = _seeds("PYRAMID_CYCLES_SEEDS", "9200-9263")
-    plain, agx, game, untouched, calibrated = Score(), Score(), Score(), Score(), Score()
+    plain, agx, game, untouched = Score(), Score(), Score(), Score()
+    calibrated, shipped = Score(), Score()   # the untouched scenes whose calibration picture was accepted
+    refused: list[str] = []
     per_surface: dict[str, Score] = {}
     failures: list[str] = []
     seconds = []
@@ -54,7 +56,10 @@ def main() -> None:
         plain.add(r.truth, state, str(seed))
         if seed >= UNTOUCHED:
             untouched.add(r.truth, state, str(seed))
-            calibrated.add(r.truth, _calibrated(cycles, r, seed, samples, failures), str(seed))
+            read = _calibrated(cycles, r, seed, samples, refused)
+            if read is not None:
+                calibrated.add(r.truth, read, str(seed))
+                shipped.add(r.truth, state, str(seed))
         per_surface.setdefault(r.spec.surface.kind, Score()).add(r.truth, state, str(seed))
         game.add(r.truth, _detect(r, seed, failures, GAME_COLOURS), str(seed))
         developed, _ = cycles.render_seed(seed, samples, Development(view="agx"))
@@ -69,9 +74,12 @@ def main() -> None:
     if untouched.n_truth:
         print(f"  the scenes from {UNTOUCHED} on: " + "; ".join(untouched.summary().split("\n")[:2]))
     print("the same, WarpShips' colours in play: " + "; ".join(game.summary().split("\n")[:2]))
-    if calibrated.n_truth:
-        print(f"  the scenes from {UNTOUCHED} on, after a calibration picture of each table: "
-              + "; ".join(calibrated.summary().split("\n")[:2]))
+    if calibrated.n_truth or refused:
+        print(f"the scenes from {UNTOUCHED} on after a calibration picture of each table ({len(refused)} "
+              f"refused, left out): " + "; ".join(calibrated.summary().split("\n")[:2]))
+        print("  the same scenes with the shipped models: " + "; ".join(shipped.summary().split("\n")[:2]))
+        for f in refused:
+            print(f"  refused: {f}")
     print("the same light through Blender's AgX view transform: " + "; ".join(agx.summary().split("\n")[:4]))
     for f in sorted(set(failures)):
         print(f"  failed, every piece counted missed: {f}")
@@ -80,17 +88,18 @@ def main() -> None:
         print("  ", m)
 
 
-def _calibrated(cycles, r, seed: int, samples: int, failures: list[str]):
+def _calibrated(cycles, r, seed: int, samples: int, refused: list[str]):
     """The table of `r` read with colour models measured from a Cycles calibration picture
-    of its table and light (every piece missed if that picture is refused)."""
+    of its table and light; None if that picture is refused (said in `refused`), as
+    `calibrate-colours` refuses it and the player takes another."""
     colours = ["red", "yellow", "green", "blue"]
     picture, _ = cycles.render_spec(calibration_scene(r.spec, colours), seed, samples)
     try:
         models = refine_from_picture(picture.image, r.spec.layout, colours, intrinsics=picture.intrinsics)
         return Detector(r.spec.layout, r.intrinsics, models=models).detect(r.image).state
     except InputError as e:
-        failures.append(f"{seed}, calibration picture: {e}")
-        return type(r.truth)(())
+        refused.append(f"{seed}: {e}")
+        return None
 
 
 if __name__ == "__main__":

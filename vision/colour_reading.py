@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.colour import OFF_PALETTE_PRIOR, TRANSLUCENT, ColourModels
+from calibration.colour import TRANSLUCENT, ColourModels
 from vision import reading_kernels
 from vision.segment import LOG_LUT
 
@@ -274,15 +274,14 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
             & (chosen[:, 1, 2] <= RED_POOR_TABLE) & (at[:, red] - at[:, black] <= BLACK_IS_NOT_RED)
         for reading in (0, 1):
             best, d = _read_as(best, d, red, redder & (best == reading), reading=reading)
-    # (a calibration picture charges the colours it did not show: those are left out)
-    untinted = np.flatnonzero(~tinted & (np.array([m.prior for m in models.models]) < OFF_PALETTE_PRIOR))
+    untinted = np.flatnonzero(~tinted)
     chosen = r[np.arange(n), best]               # blobs × (observed, table) × 3
     change = chosen[:, 0] - chosen[:, 1]
     tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
     plain = tinted[d[np.arange(n), best].argmin(axis=1)] & (tint < HUELESS_TINT) & (chosen[:, 1, 2] > RED_POOR_TABLE)
     if len(untinted) and plain.any():
         # a plain change of the table is no tinted plastic, but for green over green felt
-        # (HUELESS_TINT): the nearest untinted colour (clear, black, white) in use
+        # (HUELESS_TINT): the nearest untinted colour (clear, black, white)
         nearest_plain = untinted[d[np.arange(n), best][:, untinted].argmin(axis=1)]
         for reading in (0, 1):
             for colour in untinted:

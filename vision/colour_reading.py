@@ -168,7 +168,7 @@ NEAR_CALL = 0.05
 # models and Cycles (1393, 898, 820, 724 pieces) but one refracting-wall blue upright over
 # wood already read green (0.01, now black); green pieces over felt from 0.04; the false
 # pieces read green over wood 0.014-0.028 (Cycles' wood figure, 9212 twice, 9231, 9248;
-# ours 9620, a brightening, now read clear). At 0.045 the same.
+# ours 9620, a brightening, now read clear). From 0.035 to 0.045 alike.
 HUELESS_TINT = 0.04
 # A colour model whose appearance spans less than this (log, between its channels) is
 # grey: clear plastic.

@@ -14,5 +14,6 @@ from vision.render.render import Rendered, render, render_linear
 from vision.render.scene import (Board, CameraSpec, Carried, Hand, Lamp, SceneError, SceneSpec, Sensor, Surface,
                                  scene_from_pieces)
 
-__all__ = ["SceneSpec", "calibration_scene", "random_scene", "random_setting", "scene_from_pieces", "render", "render_linear",
-           "render_cached", "Rendered", "Board", "CameraSpec", "Carried", "SceneError", "Hand", "Lamp", "Sensor", "Surface"]
+__all__ = ["SceneSpec", "calibration_scene", "random_scene", "random_setting", "scene_from_pieces", "render",
+           "render_linear", "render_cached", "Rendered", "Board", "CameraSpec", "Carried", "SceneError", "Hand", "Lamp",
+           "Sensor", "Surface"]

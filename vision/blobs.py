@@ -147,7 +147,7 @@ class BlobReader:
         if not blobs:
             return blobs
         r = np.array(readings)                       # blobs × readings × (observed, table) × 3
-        best, d = colour_reading.best_readings(self.models, r)
+        best, d = colour_reading.best_readings(self.models, r, np.array([b.dark for b in blobs]))
         for i, b in enumerate(blobs):   # set, not dataclasses.replace: copying a 12-field blob is ~40× dearer (~2 µs)
             b.observed, b.table, b.colour_distances = r[i, best[i], 0], r[i, best[i], 1], d[i, best[i]]
             b.whole = r[i, 1]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.colour import TRANSLUCENT, ColourModels
+from calibration.colour import OFF_PALETTE_PRIOR, TRANSLUCENT, ColourModels
 from vision import reading_kernels
 from vision.segment import LOG_LUT
 
@@ -161,8 +161,8 @@ NEAR_CALL = 0.05
 # blob whose reading changes the table by a plain darkening or brightening (its hue
 # change against the table, the length of the change less its grey part, under
 # HUELESS_TINT) is no tinted plastic: it is a shadow or dark figure of the table, or clear,
-# black or white plastic, and reads as the nearest of those (a dark blob read clear is
-# table). Only over green felt (a red-poor table, RED_POOR_TABLE) can green plastic, of
+# black or white plastic, and reads as the nearest of those in use, or clear if it is a
+# dark candidate (a dark blob read clear is table). Only over green felt (a red-poor table, RED_POOR_TABLE) can green plastic, of
 # the felt's own hue, change it that little. Measured (found pieces, both readings):
 # tinted pieces off felt change the hue by 0.06 or more over ours, Mitsuba's two wall
 # models and Cycles (1393, 898, 820, 724 pieces) but one refracting-wall blue upright over
@@ -193,7 +193,8 @@ def readings(picture: np.ndarray, table: np.ndarray, where: np.ndarray, paper_lo
     return reading_kernels.readings(picture, table, where, LOG_LUT[0], paper_log, SATURATED_PERCENTILE)
 
 
-def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def best_readings(models: ColourModels, r: np.ndarray,
+                  dark: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For blobs' `r` (blobs × readings × (observed, table) × 3, from `readings`), the
     reading that holds for each blob and the readings' distances to the models (blobs ×
     readings × colours): the one some plastic explains best; but not white where another
@@ -207,7 +208,9 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
     more than its blue (BLACK_IS_NOT_GREEN), or where its most tinted quarter is plainly
     bluer than the table (BLACK_IS_NOT_BLUE), or where it is redder than grey over felt
     (BLACK_IS_NOT_RED); and no tinted plastic where the reading
-    changes the table's hue hardly at all, off green felt (HUELESS_TINT)."""
+    changes the table's hue hardly at all, off green felt (HUELESS_TINT): `dark` (per
+    blob) marks the dark, hueless candidates, which may then read clear even where a
+    calibration picture put clear out of play (so that they are taken for table)."""
     n, k = r.shape[:2]
     d = models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).reshape(n, k, -1)
     explained = d.min(axis=2)                    # blobs × readings
@@ -274,17 +277,22 @@ def best_readings(models: ColourModels, r: np.ndarray) -> tuple[np.ndarray, np.n
             & (chosen[:, 1, 2] <= RED_POOR_TABLE) & (at[:, red] - at[:, black] <= BLACK_IS_NOT_RED)
         for reading in (0, 1):
             best, d = _read_as(best, d, red, redder & (best == reading), reading=reading)
-    untinted = np.flatnonzero(~tinted)
     chosen = r[np.arange(n), best]               # blobs × (observed, table) × 3
     change = chosen[:, 0] - chosen[:, 1]
     tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
     plain = tinted[d[np.arange(n), best].argmin(axis=1)] & (tint < HUELESS_TINT) & (chosen[:, 1, 2] > RED_POOR_TABLE)
-    if len(untinted) and plain.any():
+    if plain.any():
         # a plain change of the table is no tinted plastic, but for green over green felt
-        # (HUELESS_TINT): the nearest untinted colour (clear, black, white)
-        nearest_plain = untinted[d[np.arange(n), best][:, untinted].argmin(axis=1)]
+        # (HUELESS_TINT): the nearest untinted colour (clear, black, white) in use, or
+        # clear for a dark candidate (table)
+        in_use = ~tinted & (np.array([m.prior for m in models.models]) < OFF_PALETTE_PRIOR)
+        allowed = np.tile(in_use, (n, 1))
+        if dark is not None and "clear" in names:
+            allowed[:, names.index("clear")] |= dark
+        plain &= allowed.any(axis=1)
+        nearest_plain = np.where(allowed, d[np.arange(n), best], np.inf).argmin(axis=1)
         for reading in (0, 1):
-            for colour in untinted:
+            for colour in np.flatnonzero(~tinted):
                 best, d = _read_as(best, d, colour, plain & (best == reading) & (nearest_plain == colour),
                                    reading=reading)
     return best, d

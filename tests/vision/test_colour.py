@@ -77,6 +77,24 @@ def test_a_plain_darkening_of_wood_is_no_tinted_plastic():
     assert _read(det, [wood + [-0.5, -0.25, -0.2]] * 2, wood)[0] == "yellow"
 
 
+def test_a_plain_darkening_reads_clear_only_as_table_when_a_calibration_put_clear_out_of_play():
+    # a calibration picture of red, yellow, green and blue charges clear, black and white
+    # (OFF_PALETTE_PRIOR): a hueless blob is then no clear piece, but a dark candidate
+    # still reads clear, which the detector takes for table (its calibration pictures'
+    # own shadows)
+    from calibration.colour import ColourModel
+    from vision.colour_reading import best_readings
+    shipped = ColourModels.load()
+    charged = ColourModels(tuple(ColourModel(m.name, m.kind, m.appearance, m.spread, float(p), m.brightness)
+                                 for m, p in zip(shipped.models, shipped.palette_prior(["red", "yellow", "green", "blue"]))))
+    wood = np.array([-0.6, -0.42, -0.25])
+    streak = wood + [-0.26, -0.25, -0.23]
+    r = np.array([[[streak, wood], [streak, wood]]] * 2)
+    best, d = best_readings(charged, r, np.array([False, True]))
+    read = [charged.names[int(np.argmin(d[i, best[i]]))] for i in range(2)]
+    assert read[0] != "clear" and read[1] == "clear"
+
+
 def test_a_plain_darkening_of_green_felt_may_be_green_plastic():
     # green plastic over green felt changes the felt's hue little (Cycles 9200's green
     # flat: 0.04): it stays green where the same reading over wood would not

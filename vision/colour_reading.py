@@ -162,8 +162,8 @@ NEAR_CALL = 0.05
 # change against the table, the length of the change less its grey part, under
 # HUELESS_TINT) is no tinted plastic: it is a shadow or dark figure of the table, or clear,
 # black or white plastic, and reads as the nearest of those in use, or clear if it is a
-# dark candidate (a dark blob read clear is table). Only over green felt (a red-poor table, RED_POOR_TABLE) can green plastic, of
-# the felt's own hue, change it that little. Measured (found pieces, both readings):
+# dark candidate (a dark blob read clear is table). Only over green felt (a red-poor
+# table, RED_POOR_TABLE) can green plastic, of the felt's own hue, change it that little. Measured (found pieces, both readings):
 # tinted pieces off felt change the hue by 0.06 or more over ours, Mitsuba's two wall
 # models and Cycles (1393, 898, 820, 724 pieces) but one refracting-wall blue upright over
 # wood already read green (0.01, now black); green pieces over felt from 0.04; the false
@@ -269,18 +269,20 @@ def best_readings(models: ColourModels, r: np.ndarray,
         bluer = _excess(r[:, 0, 0], 0) - _excess(r[:, 0, 1], 0) >= BLUER_THAN_TABLE
         best, d = _read_as(best, d, blue, (read == black) & bluer
                            & (d[:, 0, blue] - d[:, 0, black] <= BLACK_IS_NOT_BLUE), reading=0)
+    # the last two rules read each blob by the reading chosen for it (`best`), which
+    # their near calls keep
+    rows = np.arange(n)
+    chosen = r[rows, best]                       # blobs × (observed, table) × 3
     if "black" in names and "red" in names:
         black, red = names.index("black"), names.index("red")
         # over felt, no black plastic is redder than grey (BLACK_IS_NOT_RED)
-        chosen, at = r[np.arange(n), best], d[np.arange(n), best]
+        at = d[rows, best]
         redder = (at.argmin(axis=1) == black) & (_excess(chosen[:, 0], 2) >= REDDER_THAN_BLACK) \
             & (chosen[:, 1, 2] <= RED_POOR_TABLE) & (at[:, red] - at[:, black] <= BLACK_IS_NOT_RED)
-        for reading in (0, 1):
-            best, d = _read_as(best, d, red, redder & (best == reading), reading=reading)
-    chosen = r[np.arange(n), best]               # blobs × (observed, table) × 3
+        best, d = _read_as(best, d, red, redder, reading=best)
     change = chosen[:, 0] - chosen[:, 1]
     tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
-    plain = tinted[d[np.arange(n), best].argmin(axis=1)] & (tint < HUELESS_TINT) & (chosen[:, 1, 2] > RED_POOR_TABLE)
+    plain = tinted[d[rows, best].argmin(axis=1)] & (tint < HUELESS_TINT) & (chosen[:, 1, 2] > RED_POOR_TABLE)
     if plain.any():
         # a plain change of the table is no tinted plastic, but for green over green felt
         # (HUELESS_TINT): the nearest untinted colour (clear, black, white) in use, or
@@ -289,12 +291,8 @@ def best_readings(models: ColourModels, r: np.ndarray,
         allowed = np.tile(in_use, (n, 1))
         if dark is not None and "clear" in names:
             allowed[:, names.index("clear")] |= dark
-        plain &= allowed.any(axis=1)
-        nearest_plain = np.where(allowed, d[np.arange(n), best], np.inf).argmin(axis=1)
-        for reading in (0, 1):
-            for colour in np.flatnonzero(~tinted):
-                best, d = _read_as(best, d, colour, plain & (best == reading) & (nearest_plain == colour),
-                                   reading=reading)
+        nearest_plain = np.where(allowed, d[rows, best], np.inf).argmin(axis=1)
+        best, d = _read_as(best, d, nearest_plain, plain & allowed.any(axis=1), reading=best)
     return best, d
 
 
@@ -305,18 +303,21 @@ def _excess(bgr: np.ndarray, channel: int) -> np.ndarray:
     return bgr[:, channel] - (bgr[:, others[0]] + bgr[:, others[1]]) / 2
 
 
-def _read_as(best: np.ndarray, d: np.ndarray, colour: int, is_it: np.ndarray,
-             reading: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def _read_as(best: np.ndarray, d: np.ndarray, colour: int | np.ndarray, is_it: np.ndarray,
+             reading: int | np.ndarray = 1) -> tuple[np.ndarray, np.ndarray]:
     """`best` and `d` (blobs × readings × colours) with the blobs `is_it` read by their
-    `reading` (1: the whole blob, 0: its most tinted quarter), in which `colour` is made
-    nearer than every other colour by only NEAR_CALL: a near call, said with a small
-    colour margin."""
+    `reading` (1: the whole blob, 0: its most tinted quarter; or one per blob), in which
+    `colour` (or one per blob) is made nearer than every other colour by only NEAR_CALL:
+    a near call, said with a small colour margin."""
     if not is_it.any():
         return best, d
+    rows = np.flatnonzero(is_it)
+    at = np.broadcast_to(reading, best.shape)[rows]
+    to = np.broadcast_to(colour, best.shape)[rows]
     d = d.copy()
-    others = d[is_it, reading].copy()
-    others[:, colour] = np.inf
-    d[is_it, reading, colour] = others.min(axis=1) - NEAR_CALL
+    others = d[rows, at].copy()
+    others[np.arange(len(rows)), to] = np.inf
+    d[rows, at, to] = others.min(axis=1) - NEAR_CALL
     return np.where(is_it, reading, best), d
 
 

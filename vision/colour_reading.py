@@ -154,6 +154,18 @@ RED_GREEN_SPREAD = 1.35
 # walls +0.04 to +0.30; cyan flats (ours, ten colours and the Xeno stash, 9300-9311)
 # +0.72 or more. Uprights are left alone: cyan uprights come within +0.27.
 CYAN_FLAT_CHARGE = 0.45
+# So can a blue flat come out nearer purple, paler in red: over green felt (a red-poor
+# table, RED_POOR_TABLE), blue plastic cuts the felt's little red and only its faces'
+# mirror of the room brings some back, up to about the felt's own level; purple plastic
+# passes red and scatters the lamps' red back, lifting it above the felt's. A flat read
+# purple over such a table whose whole blob's red rose against the table by less than
+# PURPLE_LIFTS_RED (log), and which blue explains within PURPLE_FLAT_CHARGE spreads, is
+# blue. Measured on felt (red change; blue's distance less purple's): blue flats read
+# purple, Cycles 9224-9243 -0.09 to -0.37 (0.23-0.64), Mitsuba's refracting walls -0.42
+# and -0.54 (0.48, 0.75); purple flats (ours, ten colours and the Xeno stash) +0.27 or
+# more (0.78-1.60). Uprights are left alone: ours lift red by -0.16 to +0.68.
+PURPLE_LIFTS_RED = 0.15
+PURPLE_FLAT_CHARGE = 1.0
 # Such a blob is a near call: green is put nearer than the nearest colour by only this
 # (spreads), so the piece's colour margin, and its confidence, stay low.
 NEAR_CALL = 0.05
@@ -345,7 +357,8 @@ def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.nda
     blob's whole reading (`whole`) and colour `distances` (one per model of `names`):
     red or green, where the other explains nearly as well (RED_GREEN_SPREAD), by the
     lean (`red_or_green`); a flat read cyan that green explains within CYAN_FLAT_CHARGE,
-    green. A turned piece is a near call; never into a colour out of play (`prior`, the
+    green; a flat read purple over felt that did not lift its red (PURPLE_LIFTS_RED),
+    blue. A turned piece is a near call; never into a colour out of play (`prior`, the
     palette's)."""
     def at(colour: str) -> float:
         return distances[names.index(colour)]
@@ -356,6 +369,10 @@ def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.nda
         told = red_or_green(whole, pose)
     elif name == "cyan" and pose == "flat" and "green" in names and at("green") - at("cyan") < CYAN_FLAT_CHARGE:
         told = "green"
+    elif name == "purple" and pose == "flat" and whole is not None and "blue" in names \
+            and whole[1][2] <= RED_POOR_TABLE and whole[0][2] - whole[1][2] < PURPLE_LIFTS_RED \
+            and at("blue") - at("purple") < PURPLE_FLAT_CHARGE:
+        told = "blue"
     if told in (None, name) or prior[names.index(told)] > 0:
         return name, margin
     return told, NEAR_CALL

@@ -237,6 +237,34 @@ def test_a_flat_piece_read_cyan_that_green_nearly_explains_is_green():
     assert _told(det, flat_read_cyan(0.26), "flat", "cyan", 0.26, xeno) == ("cyan", 0.26)
 
 
+@pytest.mark.parametrize("whole, pose, colour", [
+    # whole blobs (observed, felt beside it; b, g, r) of flats read purple: Blender's
+    # Cycles 9243 and Mitsuba's refracting walls 9237, blue flats whose red stayed below
+    # the felt's; our ten colours 9303 and the Xeno stash 9307, purple flats lifting it
+    ([[-1.35, -1.59, -1.85], [-1.07, -0.73, -1.59]], "flat", "blue"),
+    ([[-1.26, -1.89, -2.13], [-1.05, -0.59, -1.70]], "flat", "blue"),
+    ([[-0.90, -1.51, -1.25], [-1.22, -0.68, -1.51]], "flat", "purple"),
+    ([[-0.91, -1.74, -1.23], [-1.26, -0.77, -1.89]], "flat", "purple"),
+    # uprights are left alone (ours lift red by -0.16 to +0.68)
+    ([[-1.35, -1.59, -1.85], [-1.07, -0.73, -1.59]], "upright", "purple"),
+])
+def test_a_flat_read_purple_over_felt_that_does_not_lift_red_is_blue(whole, pose, colour):
+    from types import SimpleNamespace
+    det = Detector(MarkerLayout.default())
+    observed, table = np.array(whole)
+    distances = det.models.distances(observed[None], table[None])[0]
+    assert det.models.names[int(np.argmin(distances))] == "purple"
+    blob = SimpleNamespace(whole=np.array(whole), colour_distances=distances)
+    everything = det.models.palette_prior(None)
+    told, margin = _told(det, blob, pose, "purple", 0.4, everything)
+    assert told == colour and (margin < 0.1 if colour != "purple" else margin == 0.4)
+    xeno = det.models.palette_prior(["orange", "purple", "cyan", "white", "clear"])
+    assert _told(det, blob, pose, "purple", 0.4, xeno) == ("purple", 0.4)   # blue out of play
+    wood = np.array([-1.3, -1.1, -0.7])
+    blob.whole = np.array([observed - table + wood, wood])
+    assert _told(det, blob, pose, "purple", 0.4, everything) == ("purple", 0.4)   # not over wood
+
+
 def test_a_dark_upright_greener_than_the_table_is_green_not_black():
     # path-traced 9231: a green small upright on wood passes so little light that its
     # whole reading is nearest black. But black plastic only mirrors the room and the

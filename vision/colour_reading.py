@@ -166,6 +166,12 @@ CYAN_FLAT_CHARGE = 0.45
 # more (0.78-1.60). Uprights are left alone: ours lift red by -0.16 to +0.68.
 PURPLE_LIFTS_RED = 0.15
 PURPLE_FLAT_CHARGE = 1.0
+# A dark candidate read clear is taken for table (a shadow, a dark streak of the table)
+# but over green felt (a red-poor table, RED_POOR_TABLE), whose hue green plastic shares:
+# there a dark green piece can change the felt by a near-plain darkening as well, and is
+# green where green explains it within GREEN_SHARES_FELT spreads of clear. Blender's
+# Cycles 9204: a green medium flat over teal felt, clear 0.68, green 0.73 spreads.
+GREEN_SHARES_FELT = 0.1
 # Such a blob is a near call: green is put nearer than the nearest colour by only this
 # (spreads), so the piece's colour margin, and its confidence, stay low.
 NEAR_CALL = 0.05
@@ -306,6 +312,23 @@ def best_readings(models: ColourModels, r: np.ndarray,
         nearest_plain = np.where(allowed, d[rows, best], np.inf).argmin(axis=1)
         best, d = _read_as(best, d, nearest_plain, plain & allowed.any(axis=1), reading=best)
     return best, d
+
+
+def green_on_felt(names: list[str], distances: np.ndarray, table: np.ndarray, prior: np.ndarray) -> bool:
+    """Is a dark candidate read clear (its colour `distances`, one per model of `names`,
+    over `table`, b, g, r log) rather green plastic over green felt than table
+    (GREEN_SHARES_FELT)? Never where green is out of play (`prior`).
+
+    >>> names = ["green", "clear"]
+    >>> green_on_felt(names, np.array([0.73, 0.68]), np.array([-1.16, -0.98, -1.48]), np.zeros(2))
+    True
+    >>> green_on_felt(names, np.array([0.73, 0.68]), np.array([-0.6, -0.5, -0.4]), np.zeros(2))
+    False
+    """
+    if "green" not in names or "clear" not in names or table[2] > RED_POOR_TABLE:
+        return False
+    green = names.index("green")
+    return bool(prior[green] <= 0 and distances[green] - distances[names.index("clear")] <= GREEN_SHARES_FELT)
 
 
 def _excess(bgr: np.ndarray, channel: int) -> np.ndarray:

@@ -41,7 +41,7 @@ from vision import fit as fitting
 from vision import hands, light, memory
 from vision.blob_fits import fit_blobs, refine_flats
 from vision.blobs import Blob, BlobReader
-from vision.colour_reading import by_pose
+from vision.colour_reading import NEAR_CALL, by_pose, green_on_felt
 from vision.faint_faces import faint_faces_decide, pale_flat_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, piece_params, to_piece
@@ -347,7 +347,9 @@ class Detector:
                 decided.append(piece_fit)
                 continue
             if b.dark and looks == "clear":
-                continue   # a dark, hueless blob that looks like table through clear plastic is table
+                if not green_on_felt(self.models.names, b.colour_distances, b.table, prior):
+                    continue   # a dark, hueless blob that looks like table through clear plastic is table
+                name, margin = "green", NEAR_CALL
             name, margin = by_pose(self.models.names, name, margin, h.kind, b.whole, b.colour_distances, prior)
             piece = to_piece("", name, h.kind, h.size, best.params, self._confidence(best, gap, margin))  # type: ignore[arg-type]
             if b.by_hand and piece.confidence < HAND_KEEP_CONF:

@@ -265,6 +265,25 @@ def test_a_flat_read_purple_over_felt_that_does_not_lift_red_is_blue(whole, pose
     assert _told(det, blob, pose, "purple", 0.4, everything) == ("purple", 0.4)   # not over wood
 
 
+def test_a_dark_candidate_read_clear_over_felt_is_green_where_green_nearly_explains_it():
+    # Blender's Cycles 9204: a green medium flat over teal felt darkens it almost plainly
+    # (the felt shares green's hue), so its blob is a dark candidate nearest clear, which
+    # is taken for table; green explains it within GREEN_SHARES_FELT of clear
+    from vision.colour_reading import green_on_felt
+    det = Detector(MarkerLayout.default())
+    names = det.models.names
+    observed, felt = np.array([-1.56, -1.35, -1.80]), np.array([-1.16, -0.98, -1.48])
+    distances = det.models.distances(observed[None], felt[None])[0]
+    assert names[int(np.argmin(distances))] == "clear"
+    everything = det.models.palette_prior(None)
+    assert green_on_felt(names, distances, felt, everything)
+    # not where green is out of play, nor over wood, where a plain darkening is table
+    assert not green_on_felt(names, distances, felt, det.models.palette_prior(["red", "blue", "clear"]))
+    wood = np.array([-0.6, -0.5, -0.4])
+    on_wood = det.models.distances((observed - felt + wood)[None], wood[None])[0]
+    assert not green_on_felt(names, on_wood, wood, everything)
+
+
 def test_a_dark_upright_greener_than_the_table_is_green_not_black():
     # path-traced 9231: a green small upright on wood passes so little light that its
     # whole reading is nearest black. But black plastic only mirrors the room and the

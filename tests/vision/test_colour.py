@@ -237,6 +237,13 @@ def test_a_flat_piece_read_cyan_that_green_nearly_explains_is_green():
     assert _told(det, flat_read_cyan(0.26), "flat", "cyan", 0.26, xeno) == ("cyan", 0.26)
 
 
+def _whole_blob(det, whole):
+    """A blob read by its `whole` (observed, table), with that reading's colour distances."""
+    from types import SimpleNamespace
+    observed, table = np.array(whole)
+    return SimpleNamespace(whole=np.array(whole), colour_distances=det.models.distances(observed[None], table[None])[0])
+
+
 @pytest.mark.parametrize("whole, pose, colour", [
     # whole blobs (observed, felt beside it; b, g, r) of flats read purple: Blender's
     # Cycles 9243 and Mitsuba's refracting walls 9237, blue flats whose red stayed below
@@ -249,12 +256,10 @@ def test_a_flat_piece_read_cyan_that_green_nearly_explains_is_green():
     ([[-1.35, -1.59, -1.85], [-1.07, -0.73, -1.59]], "upright", "purple"),
 ])
 def test_a_flat_read_purple_over_felt_that_does_not_lift_red_is_blue(whole, pose, colour):
-    from types import SimpleNamespace
     det = Detector(MarkerLayout.default())
     observed, table = np.array(whole)
-    distances = det.models.distances(observed[None], table[None])[0]
-    assert det.models.names[int(np.argmin(distances))] == "purple"
-    blob = SimpleNamespace(whole=np.array(whole), colour_distances=distances)
+    blob = _whole_blob(det, whole)
+    assert det.models.names[int(np.argmin(blob.colour_distances))] == "purple"
     everything = det.models.palette_prior(None)
     told, margin = _told(det, blob, pose, "purple", 0.4, everything)
     assert told == colour and (margin < 0.1 if colour != "purple" else margin == 0.4)
@@ -278,14 +283,12 @@ def test_a_flat_read_purple_over_felt_that_does_not_lift_red_is_blue(whole, pose
     ([[-1.80, -1.13, -1.73], [-0.94, -0.57, -1.30]], "flat", "green"),
 ])
 def test_an_upright_read_green_over_felt_that_yellow_plainly_explains_is_yellow(whole, pose, colour):
-    from types import SimpleNamespace
     det = Detector(MarkerLayout.default())
     names = det.models.names
     observed, felt = np.array(whole)
     assert _read(det, [list(observed), list(observed)], list(felt))[0] == "green"   # BLUE_BELOW_GREEN
-    distances = det.models.distances(observed[None], felt[None])[0]
-    distances[names.index("green")] = distances.min() - 0.05          # as best_readings leaves it
-    blob = SimpleNamespace(whole=np.array(whole), colour_distances=distances)
+    blob = _whole_blob(det, whole)
+    blob.colour_distances[names.index("green")] = blob.colour_distances.min() - 0.05   # as best_readings leaves it
     everything = det.models.palette_prior(None)
     told, margin = _told(det, blob, pose, "green", 0.05, everything)
     assert told == colour

@@ -56,6 +56,7 @@ class Blob:
     by_hand: bool = False  # its component is part of a hand's (vision.hands.hand_labels)
     neighbours: np.ndarray | None = None   # bool, in the box: other coloured components' pixels
     whole: np.ndarray | None = None        # the whole blob's colour reading: (observed, table)
+    whole_distances: np.ndarray | None = None   # its distances to each colour model, before any rule
 
     @cached_property
     def centre_px(self) -> np.ndarray:
@@ -147,8 +148,8 @@ class BlobReader:
         if not blobs:
             return blobs
         r = np.array(readings)                       # blobs × readings × (observed, table) × 3
-        best, d = colour_reading.best_readings(self.models, r, np.array([b.dark for b in blobs]))
+        best, d, whole = colour_reading.best_readings(self.models, r, np.array([b.dark for b in blobs]))
         for i, b in enumerate(blobs):   # set, not dataclasses.replace: copying a 12-field blob is ~40× dearer (~2 µs)
             b.observed, b.table, b.colour_distances = r[i, best[i], 0], r[i, best[i], 1], d[i, best[i]]
-            b.whole = r[i, 1]
+            b.whole, b.whole_distances = r[i, 1], whole[i]
         return blobs

@@ -219,10 +219,10 @@ def readings(picture: np.ndarray, table: np.ndarray, where: np.ndarray, paper_lo
 
 
 def best_readings(models: ColourModels, r: np.ndarray,
-                  dark: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  dark: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For blobs' `r` (blobs × readings × (observed, table) × 3, from `readings`), the
-    reading that holds for each blob and the readings' distances to the models (blobs ×
-    readings × colours): the one some plastic explains best; but not white where another
+    reading that holds for each blob, the readings' distances to the models (blobs ×
+    readings × colours) and the whole blobs' before any rule (blobs × colours): the one some plastic explains best; but not white where another
     reading is plainly a tinted plastic (GLARE_PLAIN), the whole blob's green over its
     most tinted quarter's yellow (the warm mirror), and green, not yellow, where the
     blob's red fell against its green or stayed level with it (YELLOW_PASSES_RED,
@@ -238,6 +238,7 @@ def best_readings(models: ColourModels, r: np.ndarray,
     calibration picture put clear out of play (so that they are taken for table)."""
     n, k = r.shape[:2]
     d = models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).reshape(n, k, -1)
+    whole_d = d[:, 1].copy()                    # before any rule, for `by_pose`
     explained = d.min(axis=2)                    # blobs × readings
     best = explained.argmin(axis=1)
     nearest = d.argmin(axis=2)                   # blobs × readings (the quarter, the whole)
@@ -318,7 +319,7 @@ def best_readings(models: ColourModels, r: np.ndarray,
             allowed[:, names.index("clear")] |= dark
         nearest_plain = np.where(allowed, d[rows, best], np.inf).argmin(axis=1)
         best, d = _read_as(best, d, nearest_plain, plain & allowed.any(axis=1), reading=best)
-    return best, d
+    return best, d, whole_d
 
 
 def green_on_felt(names: list[str], distances: np.ndarray, table: np.ndarray, prior: np.ndarray) -> bool:
@@ -381,23 +382,22 @@ def red_or_green(whole: np.ndarray, pose: str) -> str | None:
     return "red" if change[2] + change[0] - 2 * change[1] >= RED_GREEN_LEAN[pose] else "green"
 
 
-def by_pose(models: ColourModels, name: str, margin: float, pose: str, whole: np.ndarray | None,
-            distances: np.ndarray, prior: np.ndarray) -> tuple[str, float]:
+def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.ndarray | None,
+            distances: np.ndarray, prior: np.ndarray, whole_distances: np.ndarray | None = None) -> tuple[str, float]:
     """A piece's colour `name` and margin told again once its `pose` is known, from its
-    blob's whole reading (`whole`) and colour `distances` (one per model of `models`):
+    blob's whole reading (`whole`, and its distances to the models before any rule,
+    `whole_distances`) and colour `distances` (one per model of `names`):
     an upright read green over felt that yellow plainly explains, yellow
     (BLUE_CUT_UPRIGHT); red or green, where the other explains nearly as well
     (RED_GREEN_SPREAD), by the lean (`red_or_green`); a flat read cyan that green
     explains within CYAN_FLAT_CHARGE, green; a flat read purple over felt that did not
     lift its red (PURPLE_LIFTS_RED), blue. A turned piece is a near call; never into a
     colour out of play (`prior`, the palette's)."""
-    names = models.names
-
     def at(colour: str) -> float:
         return distances[names.index(colour)]
 
     told = None
-    if name == "green" and pose == "upright" and _yellow_upright(models, whole):
+    if name == "green" and pose == "upright" and _yellow_upright(names, whole, whole_distances):
         told = "yellow"
     elif name in ("red", "green") and whole is not None and pose in RED_GREEN_LEAN \
             and {"red", "green"} <= set(names) and abs(at("red") - at("green")) <= RED_GREEN_SPREAD:
@@ -413,17 +413,15 @@ def by_pose(models: ColourModels, name: str, margin: float, pose: str, whole: np
     return told, NEAR_CALL
 
 
-def _yellow_upright(models: ColourModels, whole: np.ndarray | None) -> bool:
-    """Is an upright read green over felt one that yellow explains better than green by
-    more than BLUE_CUT_UPRIGHT, its blue fallen short of BLUE_BELOW_GREEN (so
-    `best_readings` turned it green)? Its whole reading's distances are worked out only
-    then."""
-    names = models.names
-    if whole is None or "yellow" not in names or whole[1][2] > RED_POOR_TABLE:
+def _yellow_upright(names: list[str], whole: np.ndarray | None, d: np.ndarray | None) -> bool:
+    """Is an upright read green over felt (its whole reading `whole`, at distances `d`
+    to the models before any rule) one that yellow explains better than green by more
+    than BLUE_CUT_UPRIGHT, its blue fallen short of BLUE_BELOW_GREEN (so `best_readings`
+    turned it green)?"""
+    if whole is None or d is None or "yellow" not in names or whole[1][2] > RED_POOR_TABLE:
         return False
     change = whole[0] - whole[1]
     if change[0] - change[1] <= BLUE_BELOW_GREEN:
         return False
-    d = models.distances(whole[0][None], whole[1][None])[0]
     yellow, green = names.index("yellow"), names.index("green")
     return bool(d.argmin() == yellow and d[green] - d[yellow] > BLUE_CUT_UPRIGHT)

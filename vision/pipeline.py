@@ -350,7 +350,8 @@ class Detector:
                 if not green_on_felt(self.models.names, b.colour_distances, b.table, prior):
                     continue   # a dark, hueless blob that looks like table through clear plastic is table
                 name, margin = "green", NEAR_CALL
-            name, margin = by_pose(self.models, name, margin, h.kind, b.whole, b.colour_distances, prior)
+            name, margin = by_pose(self.models.names, name, margin, h.kind, b.whole, b.colour_distances, prior,
+                                   b.whole_distances)
             piece = to_piece("", name, h.kind, h.size, best.params, self._confidence(best, gap, margin))  # type: ignore[arg-type]
             if b.by_hand and piece.confidence < HAND_KEEP_CONF:
                 continue   # most likely a finger: a piece the hand touches is reported only if clear

@@ -90,7 +90,7 @@ def test_a_plain_darkening_reads_clear_only_as_table_when_a_calibration_put_clea
     wood = np.array([-0.6, -0.42, -0.25])
     streak = wood + [-0.26, -0.25, -0.23]
     r = np.array([[[streak, wood], [streak, wood]]] * 2)
-    best, d = best_readings(charged, r, np.array([False, True]))
+    best, d, _ = best_readings(charged, r, np.array([False, True]))
     read = [charged.names[int(np.argmin(d[i, best[i]]))] for i in range(2)]
     assert read[0] != "clear" and read[1] == "clear"
 
@@ -182,7 +182,8 @@ def test_a_red_upright_over_felt_read_green_is_red_where_its_quarter_lifts_red_a
 def _told(det, blob, pose, name, margin, prior):
     """colour_reading.by_pose for a piece read `name` from `blob` (its whole reading and distances)."""
     from vision.colour_reading import by_pose
-    return by_pose(det.models, name, margin, pose, getattr(blob, "whole", None), blob.colour_distances, prior)
+    return by_pose(det.models.names, name, margin, pose, getattr(blob, "whole", None), blob.colour_distances, prior,
+                   getattr(blob, "whole_distances", None))
 
 
 @pytest.mark.parametrize("change, table, pose, colour", [
@@ -241,7 +242,8 @@ def _whole_blob(det, whole):
     """A blob read by its `whole` (observed, table), with that reading's colour distances."""
     from types import SimpleNamespace
     observed, table = np.array(whole)
-    return SimpleNamespace(whole=np.array(whole), colour_distances=det.models.distances(observed[None], table[None])[0])
+    distances = det.models.distances(observed[None], table[None])[0]
+    return SimpleNamespace(whole=np.array(whole), colour_distances=distances, whole_distances=distances.copy())
 
 
 @pytest.mark.parametrize("whole, pose, colour", [

@@ -252,7 +252,7 @@ def best_readings(models: ColourModels, r: np.ndarray,
     if "green" in names:
         green, read = names.index("green"), nearest[np.arange(n), best]
         whole, table = r[:, 1, 0], r[:, 1, 1]       # the whole blob's readings, b, g, r
-        change, red_poor = whole - table, table[:, 2] <= RED_POOR_TABLE
+        change, red_poor = whole - table, _red_poor(table)
         if "yellow" in names:
             yellow = names.index("yellow")
             # green's most tinted quarter mirrors the warm lamps (the warm mirror)
@@ -267,7 +267,7 @@ def best_readings(models: ColourModels, r: np.ndarray,
                                   | ((red_rose <= RED_LEVEL) & (gap <= RED_LEVEL_GAP))))
             # over a red-poor table, yellow plastic drops blue well below green (BLUE_BELOW_GREEN)
             best, d = _read_as(best, d, green, red_poor & (read == yellow)
-                               & (change[:, 0] - change[:, 1] > BLUE_BELOW_GREEN)
+                               & _blue_cut_short(change)
                                & (d[:, 1, green] - d[:, 1, yellow] <= BLUE_CUT_SPREAD))
         if "red" in names:
             red = names.index("red")
@@ -304,11 +304,11 @@ def best_readings(models: ColourModels, r: np.ndarray,
         # over felt, no black plastic is redder than grey (BLACK_IS_NOT_RED)
         at = d[rows, best]
         redder = (at.argmin(axis=1) == black) & (_excess(chosen[:, 0], 2) >= REDDER_THAN_BLACK) \
-            & (chosen[:, 1, 2] <= RED_POOR_TABLE) & (at[:, red] - at[:, black] <= BLACK_IS_NOT_RED)
+            & _red_poor(chosen[:, 1]) & (at[:, red] - at[:, black] <= BLACK_IS_NOT_RED)
         best, d = _read_as(best, d, red, redder, reading=best)
     change = chosen[:, 0] - chosen[:, 1]
     tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
-    plain = tinted[d[rows, best].argmin(axis=1)] & (tint < HUELESS_TINT) & (chosen[:, 1, 2] > RED_POOR_TABLE)
+    plain = tinted[d[rows, best].argmin(axis=1)] & (tint < HUELESS_TINT) & ~_red_poor(chosen[:, 1])
     if plain.any():
         # a plain change of the table is no tinted plastic, but for green over green felt
         # (HUELESS_TINT): the nearest untinted colour (clear, black, white) in use, or
@@ -333,10 +333,22 @@ def green_on_felt(names: list[str], distances: np.ndarray, table: np.ndarray, pr
     >>> green_on_felt(names, np.array([0.73, 0.68]), np.array([-0.6, -0.5, -0.4]), np.zeros(2))
     False
     """
-    if "green" not in names or "clear" not in names or table[2] > RED_POOR_TABLE:
+    if "green" not in names or "clear" not in names or not _red_poor(table):
         return False
     green = names.index("green")
     return bool(prior[green] <= 0 and distances[green] - distances[names.index("clear")] <= GREEN_SHARES_FELT)
+
+
+def _red_poor(table: np.ndarray) -> np.ndarray | bool:
+    """Whether each table colour (b, g, r log, last axis) is red-poor, green felt's
+    (RED_POOR_TABLE)."""
+    return table[..., 2] <= RED_POOR_TABLE
+
+
+def _blue_cut_short(change: np.ndarray) -> np.ndarray | bool:
+    """Whether each change against the table (b, g, r log, last axis) dropped blue less
+    below green than yellow plastic does over felt (BLUE_BELOW_GREEN)."""
+    return change[..., 0] - change[..., 1] > BLUE_BELOW_GREEN
 
 
 def _excess(bgr: np.ndarray, channel: int) -> np.ndarray:
@@ -376,7 +388,7 @@ def red_or_green(whole: np.ndarray, pose: str) -> str | None:
     'green'
     """
     observed, table = whole
-    if table[2] > RED_POOR_TABLE:
+    if not _red_poor(table):
         return None
     change = observed - table
     return "red" if change[2] + change[0] - 2 * change[1] >= RED_GREEN_LEAN[pose] else "green"
@@ -405,7 +417,7 @@ def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.nda
     elif name == "cyan" and pose == "flat" and "green" in names and at("green") - at("cyan") < CYAN_FLAT_CHARGE:
         told = "green"
     elif name == "purple" and pose == "flat" and whole is not None and "blue" in names \
-            and whole[1][2] <= RED_POOR_TABLE and whole[0][2] - whole[1][2] < PURPLE_LIFTS_RED \
+            and _red_poor(whole[1]) and whole[0][2] - whole[1][2] < PURPLE_LIFTS_RED \
             and at("blue") - at("purple") < PURPLE_FLAT_CHARGE:
         told = "blue"
     if told in (None, name) or prior[names.index(told)] > 0:
@@ -418,10 +430,8 @@ def _yellow_upright(names: list[str], whole: np.ndarray | None, d: np.ndarray | 
     to the models before any rule) one that yellow explains better than green by more
     than BLUE_CUT_UPRIGHT, its blue fallen short of BLUE_BELOW_GREEN (so `best_readings`
     turned it green)?"""
-    if whole is None or d is None or "yellow" not in names or whole[1][2] > RED_POOR_TABLE:
-        return False
-    change = whole[0] - whole[1]
-    if change[0] - change[1] <= BLUE_BELOW_GREEN:
+    if whole is None or d is None or "yellow" not in names or not _red_poor(whole[1]) \
+            or not _blue_cut_short(whole[0] - whole[1]):
         return False
     yellow, green = names.index("yellow"), names.index("green")
     return bool(d.argmin() == yellow and d[green] - d[yellow] > BLUE_CUT_UPRIGHT)

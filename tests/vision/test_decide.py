@@ -18,16 +18,25 @@ from seeded import assert_read_as, detect
 CAMERA = np.array([320.0, 240.0, 900.0])
 
 
-def entry(dark: bool, kind: str, size: Size, params) -> tuple:
-    return SimpleNamespace(dark=dark, beside=False), Fit(Hypothesis(0, kind, size), np.array(params, float), 0.5, 0.9), 1.0
+def entry(dark: bool, kind: str, size: Size, params, rms: float = 0.5, iou: float = 0.9) -> tuple:
+    return SimpleNamespace(dark=dark, beside=False), Fit(Hypothesis(0, kind, size), np.array(params, float), rms, iou), 1.0
 
 
 def test_a_dark_upright_around_a_coloured_part_is_that_piece():
-    # PBR: a large upright's faces pass its light with little hue left; only part shows colour
-    lit = entry(False, UPRIGHT, Size.SMALL, (101.0, 101.0, 10.0))
+    # PBR: a large upright's faces pass its light with little hue left; only part shows
+    # colour, which a small piece fits loosely
+    lit = entry(False, UPRIGHT, Size.SMALL, (101.0, 101.0, 10.0), rms=1.2, iou=0.75)
     dark = entry(True, UPRIGHT, Size.LARGE, (100.0, 100.0, 10.0))
     out = without_shadows([lit, dark], CAMERA)
     assert len(out) == 1 and out[0][0] is lit[0] and out[0][1] is dark[1]
+
+
+def test_a_whole_piece_keeps_its_model_against_its_shadows_upright():
+    # Cycles 9247: a medium upright fits its blob tightly; its shadow's blob, fitted with
+    # the piece as one upright a size up, holds it but fits worse: it is the shadow
+    lit = entry(False, UPRIGHT, Size.MEDIUM, (101.0, 101.0, 10.0), rms=0.8, iou=0.88)
+    shadow = entry(True, UPRIGHT, Size.LARGE, (100.0, 100.0, 10.0), rms=0.79, iou=0.73)
+    assert without_shadows([lit, shadow], CAMERA) == [lit]
 
 
 def test_a_dark_upright_holding_a_coloured_blob_is_that_piece_though_not_its_model():
@@ -41,7 +50,7 @@ def test_a_dark_upright_holding_a_coloured_blob_is_that_piece_though_not_its_mod
         x0, y0, x1, y1 = face
         blob = SimpleNamespace(dark=False, beside=False, origin_px=np.array([0, 0]),
                                part=SimpleNamespace(outline=np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float) - 0.5))
-        lit = (blob, Fit(Hypothesis(0, UPRIGHT, Size.SMALL), np.array([111.0, 100.0, 0.0]), 0.5, 0.9), 1.0)
+        lit = (blob, Fit(Hypothesis(0, UPRIGHT, Size.SMALL), np.array([111.0, 100.0, 0.0]), 1.0, 0.8), 1.0)
         model, mine = _outline(lit[1], CAMERA), _outline(dark[1], CAMERA)
         assert mine.intersection(model).area < shadows.ENCLOSED_SHARE * model.area   # the model is not held
         assert len(without_shadows([lit, dark], CAMERA)) == 1 and without_shadows([lit, dark], CAMERA)[0] is lit

@@ -79,7 +79,13 @@ RIDGE_SHARE = 0.85
 # is a piece only if its edges score at least this (measured on our renders and
 # path-traced ones: felt's blotches tinted by chance scored 0.049-0.052, dark streaks of
 # wood 0.040-0.049, a shadow read as a flat piece 0.058; such pieces 0.068 and up, flat
-# pieces seen by their colour 0.083 and up).
+# pieces seen by their colour 0.083 and up). So is a dark candidate fitted as an upright
+# (thirty-seventh pass; the last reading's, over Cycles 9200-9295 and 9800-9815, our A,
+# held out, N, crowded and Rainbow with black, both Mitsuba wall models: of 939 at a
+# piece, 936 scored 0.100 and up, and 3 about 0.04, one yellow flat's shade fitted as a
+# large upright, 9212, whose piece another blob reads; of the 32 at none, 20 scored
+# 0.016-0.059, among them the dark streaks of Cycles' wood read yellow and green, 9260
+# and 9279: Cycles' false 1.1 -> 1.0 %, every other set the same piece for piece).
 WEAK_BLOB_EDGES = 0.06
 
 
@@ -359,10 +365,10 @@ def _ridge_edges(kind: str, size: Size) -> np.ndarray:
 
 def edgeless(chosen: list, emap: EdgeMap, camera: np.ndarray, small_mm2: float) -> set[int]:
     """Indices of the weakest candidates in `chosen` (blob, fit, gap), coloured blobs under
-    `small_mm2` and any fitted as flat pieces, whose fitted pyramids' edges score under
-    WEAK_BLOB_EDGES: table texture or shadow, not pieces."""
+    `small_mm2`, dark candidates and any fitted as flat pieces, whose fitted pyramids'
+    edges score under WEAK_BLOB_EDGES: table texture or shadow, not pieces."""
     rows = [k for k, (b, best, _) in enumerate(chosen) if best.hypothesis.kind != COIN
-            and (best.hypothesis.kind == FLAT or not b.dark and b.area_mm2 < small_mm2)]
+            and (best.hypothesis.kind == FLAT or b.dark or b.area_mm2 < small_mm2)]
     if not rows:
         return set()
     return {k for k, v in zip(rows, _chosen_scores(chosen, rows, emap, camera)) if v < WEAK_BLOB_EDGES}

@@ -397,6 +397,21 @@ def test_a_dark_flat_needs_a_pyramids_edges():
     assert edges.edgeless([dark], edge_map(streak), CAMERA, 200.0) == {0}
 
 
+def test_a_dark_upright_needs_a_pyramids_edges_too():
+    # Blender's Cycles 9260 and 9279: a soft dark streak of the wood's figure, fitted as an
+    # upright and read yellow or green by the little hue it has, is no piece
+    from types import SimpleNamespace
+    at = np.array([100.0, 100.0, 20.0])
+    fit = fitting.Fit(fitting.Hypothesis(0, UPRIGHT, Size.MEDIUM), at, 1.0, 0.8)
+    dark = (SimpleNamespace(dark=True, area_mm2=400.0), fit, 0.5)
+    streak = np.full((GRID.height, GRID.width, 3), (120, 140, 160), np.uint8)
+    cv2.ellipse(streak, (100, 100), (9, 16), 0.0, 0.0, 360.0, (85, 100, 120), -1)
+    streak = cv2.GaussianBlur(streak, (0, 0), 3.0)
+    assert edges.edgeless([dark], edge_map(streak), CAMERA, 200.0) == {0}
+    pyramid = drawn(UPRIGHT, Size.MEDIUM, at, colours=((25, 30, 25), (60, 70, 60), (35, 40, 35), (80, 90, 80)))
+    assert edges.edgeless([dark], edge_map(pyramid), CAMERA, 200.0) == set()
+
+
 def test_a_coloured_flat_also_needs_a_pyramids_edges():
     from types import SimpleNamespace
     at = np.array([90.0, 100.0, 0.0])

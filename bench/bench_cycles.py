@@ -5,7 +5,9 @@ flat heading errors, overall and per table surface; then the same light develope
 through Blender's AgX view transform, with WarpShips' colours in play, and, on the
 scenes of CALIBRATED, as a player would after `pyramid-referee calibrate-colours`
 with a picture of one medium upright of each colour on the same table under the same
-light (vision.render.calibration_scene, rendered too).
+light (vision.render.calibration_scene, rendered too). Last, tables of the Rainbow stash
+with black (RAINBOW_SEEDS): black plastic as another renderer draws it, a glossy opaque
+Principled plastic, against our own renderer's (bench_detect's Rainbow set).
 
 The detector's rules were measured on our renderer and on Mitsuba (bench_pbr,
 bench_accuracy_sets); these pictures are kept out of that, as the outside check's are
@@ -34,6 +36,8 @@ from vision.render import calibration_scene  # noqa: E402
 
 UNTOUCHED = 9284   # the first seed no rule was read on (docs/detection.md, thirty-sixth pass)
 CALIBRATED = range(9236, 9284)   # the scenes read after their table's calibration picture
+RAINBOW = ("red", "yellow", "green", "blue", "black")
+RAINBOW_SEEDS = range(9800, 9816)   # $PYRAMID_CYCLES_RAINBOW_SEEDS
 
 
 def main() -> None:
@@ -84,10 +88,16 @@ def main() -> None:
         for f in refused:
             print(f"  refused: {f}")
     print("the same light through Blender's AgX view transform: " + "; ".join(agx.summary().split("\n")[:4]))
+    rainbow = Score()
+    rainbow_seeds = _seeds("PYRAMID_CYCLES_RAINBOW_SEEDS", f"{RAINBOW_SEEDS.start}-{RAINBOW_SEEDS.stop - 1}")
+    for seed in rainbow_seeds:
+        r, _ = cycles.render_seed(seed, samples, colors=RAINBOW)
+        rainbow.add(r.truth, _detect(r, seed, failures), f"rainbow {seed}")
+    print(f"the Rainbow stash with black, {len(rainbow_seeds)} scenes: " + rainbow.summary().replace("\n", "\n  "))
     for f in sorted(set(failures)):
         print(f"  failed, every piece counted missed: {f}")
     print("mistakes (plain development):")
-    for m in plain.mistakes:
+    for m in plain.mistakes + rainbow.mistakes:
         print("  ", m)
 
 

@@ -43,10 +43,10 @@ SHADE_LOG = -0.15
 # shadows' 1.58-2.53), and on every set the piece's place moved to the worse fit (~40
 # times). With it: Cycles size 98.4 -> 98.8 %, position p95 1.63 -> 1.47 mm; the
 # accuracy sets 216 -> 214 mistakes (a refracting-wall small flat no longer read a
-# large upright, 9246); the refracting-wall green large upright it is there for (9802:
-# lit faces read medium) is still mended. Kept wherever the piece's own model fits
-# worse: dropping the rule instead loses that one, and mends a held-out medium upright
-# read large (9622, its own model 1.91, the shadow's 1.40).
+# large upright, 9246); a refracting-wall green large upright whose lit faces read
+# medium (9802) is still mended by it. Dropping the replacement instead reads the same
+# but loses that one (and mends a held-out medium upright read large, 9622, whose own
+# model fits worse, 1.91 against the shadow's 1.40).
 ENCLOSED_SHARE = 0.9
 # The dark candidate's upright is fitted to the faces it holds, so it sits off the piece
 # away from the coloured face it left out: the coloured blob counts as held when it lies

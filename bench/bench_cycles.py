@@ -17,7 +17,7 @@ Needs Blender's Python module in a venv of its own (`make cycles`; it pins its o
 numpy); without it this says so and skips. Cycles takes about two minutes a scene on two
 cores at 32 samples; renders are cached under $PYRAMID_CYCLES_CACHE (default
 /tmp/pyramid-cycles-cache). Seeds: $PYRAMID_CYCLES_SEEDS as "first-last" (default
-9200-9295); samples: $PYRAMID_CYCLES_SAMPLES (default 32, denoised).
+9200-9307); samples: $PYRAMID_CYCLES_SAMPLES (default 32, denoised).
 """
 
 import statistics
@@ -47,7 +47,7 @@ def main() -> None:
         print(f"SKIPPED: no Python with Blender's bpy at {cycles.BLENDER_PYTHON} (`make cycles` installs one)")
         return
     samples = cycles.SAMPLES
-    seeds = _seeds("PYRAMID_CYCLES_SEEDS", "9200-9295")
+    seeds = _seeds("PYRAMID_CYCLES_SEEDS", "9200-9307")
     plain, agx, game, untouched = Score(), Score(), Score(), Score()
     calibrated, shipped = Score(), Score()   # the scenes of CALIBRATED whose calibration picture was accepted
     refused: list[str] = []

@@ -141,6 +141,19 @@ BLUE_BELOW_GREEN, BLUE_CUT_SPREAD = -0.35, 1.0
 # scenes). Once the pose is known, an upright that yellow explains better than green by
 # more than BLUE_CUT_UPRIGHT is yellow again (`by_pose`).
 BLUE_CUT_UPRIGHT = 0.5
+# Off a red-poor table the same holds for flats with room to spare, where
+# YELLOW_PASSES_RED (measured on uprights, whose steep walls mirror the table beside
+# them) does not: a flat's face lies over the table, and green plastic drops its red
+# 0.30 log or more below its green (off-felt green flats: Cycles -0.33, Mitsuba's thin
+# and refracting walls -0.49, ours -0.30, T 9005's large flat lit by a mirrored lamp,
+# else -0.57), yellow plastic at most 0.25 (Cycles' -0.23, refracting walls' -0.25).
+# Cycles' yellow flats, their red cut by the Principled BSDF's tint at each surface
+# nearly as much as their green (-0.16 to -0.01), were read green there (9206, 9217,
+# 9292, 9294, 9302, 9304 three times). A flat read green whose red fell less than
+# GREEN_FLAT_CUTS_RED below its green (between those read green: -0.30 and -0.16), which
+# yellow explains within YELLOW_PASSES_RED spreads of green (the whole blob, before any
+# rule), is yellow (`by_pose`).
+GREEN_FLAT_CUTS_RED = -0.23
 # Once the piece's pose is known, the whole blob's change over a red-poor table says red
 # or green by its lean, R + B - 2G (log): red plastic cuts green and blue alike and passes
 # red, green plastic passes green. Uprights (the table seen through two steep walls and
@@ -400,7 +413,8 @@ def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.nda
     blob's whole reading (`whole`, and its distances to the models before any rule,
     `whole_distances`) and colour `distances` (one per model of `names`):
     an upright read green over felt that yellow plainly explains, yellow
-    (BLUE_CUT_UPRIGHT); red or green, where the other explains nearly as well
+    (BLUE_CUT_UPRIGHT); a flat read green off felt whose red fell too little for green
+    plastic, yellow (GREEN_FLAT_CUTS_RED); red or green, where the other explains nearly as well
     (RED_GREEN_SPREAD), by the lean (`red_or_green`); a flat read cyan that green
     explains within CYAN_FLAT_CHARGE, green; a flat read purple over felt that did not
     lift its red (PURPLE_LIFTS_RED), blue. A turned piece is a near call; never into a
@@ -410,6 +424,8 @@ def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.nda
 
     told = None
     if name == "green" and pose == "upright" and _yellow_upright(names, whole, whole_distances):
+        told = "yellow"
+    elif name == "green" and pose == "flat" and _yellow_flat(names, whole, whole_distances):
         told = "yellow"
     elif name in ("red", "green") and whole is not None and pose in RED_GREEN_LEAN \
             and {"red", "green"} <= set(names) and abs(at("red") - at("green")) <= RED_GREEN_SPREAD:
@@ -423,6 +439,18 @@ def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.nda
     if told in (None, name) or prior[names.index(told)] > 0:
         return name, margin
     return told, NEAR_CALL
+
+
+def _yellow_flat(names: list[str], whole: np.ndarray | None, d: np.ndarray | None) -> bool:
+    """Is a flat read green off a red-poor table (its whole reading `whole`, at distances
+    `d` to the models before any rule) one whose red fell too little against its green
+    for green plastic (GREEN_FLAT_CUTS_RED), and which yellow nearly explains
+    (YELLOW_PASSES_RED)?"""
+    if whole is None or d is None or "yellow" not in names or _red_poor(whole[1]):
+        return False
+    change = whole[0] - whole[1]
+    return bool(change[2] - change[1] > GREEN_FLAT_CUTS_RED
+                and d[names.index("yellow")] - d[names.index("green")] <= YELLOW_PASSES_RED)
 
 
 def _yellow_upright(names: list[str], whole: np.ndarray | None, d: np.ndarray | None) -> bool:

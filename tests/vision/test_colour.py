@@ -596,3 +596,28 @@ def test_a_calibration_picture_is_measured_from_its_pieces_not_every_blob(seed):
     # and the calibrated models read the calibration picture's pieces as what they are
     state = Detector(spec.layout, r.intrinsics, models=models).detect(r.image).state
     assert sorted(p.color.value for p in state.pieces) == sorted(colours)
+
+
+@pytest.mark.parametrize("whole, pose, colour", [
+    # whole blobs (observed, table beside it; b, g, r) read green off felt: Blender's
+    # Cycles' yellow flats over grey cloth and wood (9304, 9206), their red cut nearly as
+    # much as their green (-0.02, -0.16), are yellow...
+    ([[-1.41, -1.08, -1.03], [-0.79, -0.82, -0.75]], "flat", "yellow"),
+    ([[-1.94, -1.39, -1.19], [-1.36, -1.13, -0.77]], "flat", "yellow"),
+    # ... where green flats drop red 0.33 or more below green (Cycles 9246 over cloth,
+    # Mitsuba's thin walls 9244 over wood: -0.41, -0.63) and stay green
+    ([[-1.47, -1.19, -1.53], [-0.70, -0.70, -0.63]], "flat", "green"),
+    ([[-1.54, -1.31, -1.77], [-1.14, -1.05, -0.88]], "flat", "green"),
+    # uprights are left alone (YELLOW_PASSES_RED was measured on them)
+    ([[-1.41, -1.08, -1.03], [-0.79, -0.82, -0.75]], "upright", "green"),
+])
+def test_a_flat_read_green_whose_red_fell_too_little_for_green_plastic_is_yellow(whole, pose, colour):
+    det = Detector(MarkerLayout.default())
+    names = det.models.names
+    blob = _whole_blob(det, whole)
+    blob.colour_distances[names.index("green")] = blob.colour_distances.min() - 0.05   # as best_readings leaves it
+    everything = det.models.palette_prior(None)
+    told, margin = _told(det, blob, pose, "green", 0.05, everything)
+    assert told == colour
+    without_yellow = det.models.palette_prior([c for c in names if c != "yellow"])
+    assert _told(det, blob, pose, "green", 0.05, without_yellow)[0] == "green"

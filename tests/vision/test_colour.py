@@ -286,16 +286,9 @@ def test_a_flat_read_purple_over_felt_that_does_not_lift_red_is_blue(whole, pose
 ])
 def test_an_upright_read_green_over_felt_that_yellow_plainly_explains_is_yellow(whole, pose, colour):
     det = Detector(MarkerLayout.default())
-    names = det.models.names
     observed, felt = np.array(whole)
     assert _read(det, [list(observed), list(observed)], list(felt))[0] == "green"   # BLUE_BELOW_GREEN
-    blob = _whole_blob(det, whole)
-    blob.colour_distances[names.index("green")] = blob.colour_distances.min() - 0.05   # as best_readings leaves it
-    everything = det.models.palette_prior(None)
-    told, margin = _told(det, blob, pose, "green", 0.05, everything)
-    assert told == colour
-    without_yellow = det.models.palette_prior([c for c in names if c != "yellow"])
-    assert _told(det, blob, pose, "green", 0.05, without_yellow)[0] == "green"
+    assert _green_told(det, whole, pose) == (colour, "green")
 
 
 def test_a_dark_candidate_read_clear_over_felt_is_green_where_green_nearly_explains_it():
@@ -612,12 +605,16 @@ def test_a_calibration_picture_is_measured_from_its_pieces_not_every_blob(seed):
     ([[-1.41, -1.08, -1.03], [-0.79, -0.82, -0.75]], "upright", "green"),
 ])
 def test_a_flat_read_green_whose_red_fell_too_little_for_green_plastic_is_yellow(whole, pose, colour):
-    det = Detector(MarkerLayout.default())
+    assert _green_told(Detector(MarkerLayout.default()), whole, pose) == (colour, "green")
+
+
+def _green_told(det, whole, pose) -> tuple[str, str]:
+    """What `by_pose` tells a blob read green (by `whole`, as best_readings leaves it: green
+    a near call) once its `pose` is known, with every colour in play and without yellow."""
     names = det.models.names
     blob = _whole_blob(det, whole)
-    blob.colour_distances[names.index("green")] = blob.colour_distances.min() - 0.05   # as best_readings leaves it
+    blob.colour_distances[names.index("green")] = blob.colour_distances.min() - 0.05
     everything = det.models.palette_prior(None)
-    told, margin = _told(det, blob, pose, "green", 0.05, everything)
-    assert told == colour
     without_yellow = det.models.palette_prior([c for c in names if c != "yellow"])
-    assert _told(det, blob, pose, "green", 0.05, without_yellow)[0] == "green"
+    return (_told(det, blob, pose, "green", 0.05, everything)[0],
+            _told(det, blob, pose, "green", 0.05, without_yellow)[0])

@@ -39,9 +39,9 @@ SHADE_LOG = -0.15
 # share of the coloured piece's silhouette and fits tighter than the piece's own (see
 # without_shadows). Without the second test, a shadow's upright a size up, fitted to the
 # piece and its shadow together, held the piece and took its place: on Blender's Cycles
-# 9200-9295, 6 medium uprights read large (their own models' cost 0.42-1.94 mm, the
-# shadows' 1.58-2.53), and on every set the piece's place moved to the worse fit (~40
-# times). With it: Cycles size 98.4 -> 98.8 %, position p95 1.63 -> 1.47 mm; the
+# 9200-9295, 5 medium uprights read large (their own models' cost 0.42-1.94 mm, the
+# shadows' 1.58-2.53) and a small flat a medium upright, and on every set the piece's
+# place moved to the worse fit (~40 times). With it: Cycles size 98.4 -> 98.8 %, position p95 1.63 -> 1.47 mm; the
 # accuracy sets 216 -> 214 mistakes (a refracting-wall small flat no longer read a
 # large upright, 9246); a refracting-wall green large upright whose lit faces read
 # medium (9802) is still mended by it. Dropping the replacement instead reads the same

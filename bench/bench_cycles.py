@@ -37,7 +37,7 @@ from vision.render import calibration_scene  # noqa: E402
 UNTOUCHED = 9284   # the first seed no rule was read on (docs/detection.md, thirty-sixth pass)
 CALIBRATED = range(9236, 9284)   # the scenes read after their table's calibration picture
 RAINBOW = ("red", "yellow", "green", "blue", "black")
-RAINBOW_SEEDS = range(9800, 9816)   # $PYRAMID_CYCLES_RAINBOW_SEEDS
+RAINBOW_SEEDS = "9800-9815"   # default of $PYRAMID_CYCLES_RAINBOW_SEEDS
 
 
 def main() -> None:
@@ -89,7 +89,7 @@ def main() -> None:
             print(f"  refused: {f}")
     print("the same light through Blender's AgX view transform: " + "; ".join(agx.summary().split("\n")[:4]))
     rainbow = Score()
-    rainbow_seeds = _seeds("PYRAMID_CYCLES_RAINBOW_SEEDS", f"{RAINBOW_SEEDS.start}-{RAINBOW_SEEDS.stop - 1}")
+    rainbow_seeds = _seeds("PYRAMID_CYCLES_RAINBOW_SEEDS", RAINBOW_SEEDS)
     for seed in rainbow_seeds:
         r, _ = cycles.render_seed(seed, samples, colors=RAINBOW)
         rainbow.add(r.truth, _detect(r, seed, failures), f"rainbow {seed}")

@@ -235,8 +235,9 @@ def best_readings(models: ColourModels, r: np.ndarray,
                   dark: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For blobs' `r` (blobs × readings × (observed, table) × 3, from `readings`), the
     reading that holds for each blob, the readings' distances to the models (blobs ×
-    readings × colours) and the whole blobs' before any rule (blobs × colours): the one some plastic explains best; but not white where another
-    reading is plainly a tinted plastic (GLARE_PLAIN), the whole blob's green over its
+    readings × colours) and the whole blobs' before any rule (blobs × colours): the one
+    some plastic explains best; but not white where another reading is plainly a tinted
+    plastic (GLARE_PLAIN), the whole blob's green over its
     most tinted quarter's yellow (the warm mirror), and green, not yellow, where the
     blob's red fell against its green or stayed level with it (YELLOW_PASSES_RED,
     RED_LEVEL), nor red or yellow over a red-poor table where the plastic would have
@@ -414,8 +415,8 @@ def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.nda
     `whole_distances`) and colour `distances` (one per model of `names`):
     an upright read green over felt that yellow plainly explains, yellow
     (BLUE_CUT_UPRIGHT); a flat read green off felt whose red fell too little for green
-    plastic, yellow (GREEN_FLAT_CUTS_RED); red or green, where the other explains nearly as well
-    (RED_GREEN_SPREAD), by the lean (`red_or_green`); a flat read cyan that green
+    plastic, yellow (GREEN_FLAT_CUTS_RED); red or green, where the other explains nearly
+    as well (RED_GREEN_SPREAD), by the lean (`red_or_green`); a flat read cyan that green
     explains within CYAN_FLAT_CHARGE, green; a flat read purple over felt that did not
     lift its red (PURPLE_LIFTS_RED), blue. A turned piece is a near call; never into a
     colour out of play (`prior`, the palette's)."""

@@ -41,12 +41,12 @@ SHADE_LOG = -0.15
 # piece and its shadow together, held the piece and took its place: on Blender's Cycles
 # 9200-9295, 5 medium uprights read large (their own models' cost 0.42-1.94 mm, the
 # shadows' 1.58-2.53) and a small flat a medium upright, and on every set the piece's
-# place moved to the worse fit (~40 times). With it: Cycles size 98.4 -> 98.8 %, position p95 1.63 -> 1.47 mm; the
-# accuracy sets 216 -> 214 mistakes (a refracting-wall small flat no longer read a
-# large upright, 9246); a refracting-wall green large upright whose lit faces read
-# medium (9802) is still mended by it. Dropping the replacement instead reads the same
-# but loses that one (and mends a held-out medium upright read large, 9622, whose own
-# model fits worse, 1.91 against the shadow's 1.40).
+# place moved to the worse fit (~40 times). With it: Cycles size 98.4 -> 98.8 %,
+# position p95 1.63 -> 1.47 mm; the accuracy sets 216 -> 214 mistakes (a refracting-wall
+# small flat no longer read a large upright, 9246); a refracting-wall green large
+# upright whose lit faces read medium (9802) is still mended by it. Dropping the
+# replacement instead reads the same but loses that one (and mends a held-out medium
+# upright read large, 9622, whose own model fits worse, 1.91 against the shadow's 1.40).
 ENCLOSED_SHARE = 0.9
 # The dark candidate's upright is fitted to the faces it holds, so it sits off the piece
 # away from the coloured face it left out: the coloured blob counts as held when it lies

@@ -134,64 +134,6 @@ RED_POOR_TABLE = -1.2
 RED_LIFTS_RED, RED_LIFT_SPREAD = 0.74, 1.35
 QUARTER_LIFTS_RED, QUARTER_LIFT_SPREAD = 0.87, 1.0
 BLUE_BELOW_GREEN, BLUE_CUT_SPREAD = -0.35, 1.0
-# That spread was measured on flats (ours: green flats read yellow up to 0.63). Uprights
-# part sooner: our green uprights over felt that need the rule are within 0.43 (A 9210,
-# N 9726), while Blender's Cycles' yellow uprights there, whose red falls with their
-# green (no glow of their own), come within 0.40-0.96 and were read green (12 of 84
-# scenes). Once the pose is known, an upright that yellow explains better than green by
-# more than BLUE_CUT_UPRIGHT is yellow again (`by_pose`).
-BLUE_CUT_UPRIGHT = 0.5
-# Off a red-poor table the same holds for flats with room to spare, where
-# YELLOW_PASSES_RED (measured on uprights, whose steep walls mirror the table beside
-# them) does not: a flat's face lies over the table, and green plastic drops its red
-# 0.30 log or more below its green (off-felt green flats: Cycles -0.33, Mitsuba's thin
-# and refracting walls -0.49, ours -0.30, T 9005's large flat lit by a mirrored lamp,
-# else -0.57), yellow plastic at most 0.25 (Cycles' -0.23, refracting walls' -0.25).
-# Cycles' yellow flats, their red cut by the Principled BSDF's tint at each surface
-# nearly as much as their green (-0.16 to -0.01), were read green there (9206, 9217,
-# 9292, 9294, 9302, 9304 three times). A flat read green whose red fell less than
-# GREEN_FLAT_CUTS_RED below its green (between those read green: -0.30 and -0.16), which
-# yellow explains within YELLOW_PASSES_RED spreads of green (the whole blob, before any
-# rule), is yellow (`by_pose`).
-GREEN_FLAT_CUTS_RED = -0.23
-# Once the piece's pose is known, the whole blob's change over a red-poor table says red
-# or green by its lean, R + B - 2G (log): red plastic cuts green and blue alike and passes
-# red, green plastic passes green. Uprights (the table seen through two steep walls and
-# mirrored in them) lean less than flats (the table under one face, seen through it).
-# Measured on felt over four renderers (ours; Mitsuba with thin and refracting walls;
-# Blender's Cycles, 9200-9223): red uprights lean +0.99 / +0.75 / +0.38 / +0.25 or more,
-# green ones +0.11 at most (thin walls); red flats +1.18 or more (Cycles), green flats
-# +0.70 at most (refracting walls). Between the two bounds: RED_GREEN_LEAN. It decides a
-# piece read red or green that the other explains within RED_GREEN_SPREAD spreads.
-RED_GREEN_LEAN = {"upright": 0.18, "flat": 0.94}
-RED_GREEN_SPREAD = 1.35
-# A flat piece's faces lie at a slant to the camera, and through them a green piece can
-# come out paler than on white paper, its blue nearer cyan's: where a renderer tints light
-# at each surface whatever its path through the wall (Blender's Principled BSDF), and
-# through refracting walls. A flat piece read cyan that green explains within
-# CYAN_FLAT_CHARGE spreads is green. Measured (green's distance less cyan's, priors
-# included): green flats read cyan, Cycles 9224-9235 +0.12 to +0.26, Mitsuba's refracting
-# walls +0.04 to +0.30; cyan flats (ours, ten colours and the Xeno stash, 9300-9311)
-# +0.72 or more. Uprights are left alone: cyan uprights come within +0.27.
-CYAN_FLAT_CHARGE = 0.45
-# So can a blue flat come out nearer purple, paler in red: over green felt (a red-poor
-# table, RED_POOR_TABLE), blue plastic cuts the felt's little red and only its faces'
-# mirror of the room brings some back, up to about the felt's own level; purple plastic
-# passes red and scatters the lamps' red back, lifting it above the felt's. A flat read
-# purple over such a table whose whole blob's red rose against the table by less than
-# PURPLE_LIFTS_RED (log), and which blue explains within PURPLE_FLAT_CHARGE spreads, is
-# blue. Measured on felt (red change; blue's distance less purple's): blue flats read
-# purple, Cycles 9224-9243 -0.09 to -0.37 (0.23-0.64), Mitsuba's refracting walls -0.42
-# and -0.54 (0.48, 0.75); purple flats (ours, ten colours and the Xeno stash) +0.27 or
-# more (0.78-1.60). Uprights are left alone: ours lift red by -0.16 to +0.68.
-PURPLE_LIFTS_RED = 0.15
-PURPLE_FLAT_CHARGE = 1.0
-# A dark candidate read clear is taken for table (a shadow, a dark streak of the table)
-# but over green felt (a red-poor table, RED_POOR_TABLE), whose hue green plastic shares:
-# there a dark green piece can change the felt by a near-plain darkening as well, and is
-# green where green explains it within GREEN_SHARES_FELT spreads of clear. Blender's
-# Cycles 9204: a green medium flat over teal felt, clear 0.68, green 0.73 spreads.
-GREEN_SHARES_FELT = 0.1
 # Such a blob is a near call: green is put nearer than the nearest colour by only this
 # (spreads), so the piece's colour margin, and its confidence, stay low.
 NEAR_CALL = 0.05
@@ -252,7 +194,7 @@ def best_readings(models: ColourModels, r: np.ndarray,
     calibration picture put clear out of play (so that they are taken for table)."""
     n, k = r.shape[:2]
     d = models.distances(r[:, :, 0].reshape(n * k, 3), r[:, :, 1].reshape(n * k, 3)).reshape(n, k, -1)
-    whole_d = d[:, 1].copy()                    # before any rule, for `by_pose`
+    whole_d = d[:, 1].copy()                    # before any rule, for vision.piece_colour.by_pose
     explained = d.min(axis=2)                    # blobs × readings
     best = explained.argmin(axis=1)
     nearest = d.argmin(axis=2)                   # blobs × readings (the quarter, the whole)
@@ -266,7 +208,7 @@ def best_readings(models: ColourModels, r: np.ndarray,
     if "green" in names:
         green, read = names.index("green"), nearest[np.arange(n), best]
         whole, table = r[:, 1, 0], r[:, 1, 1]       # the whole blob's readings, b, g, r
-        change, red_poor = whole - table, _red_poor(table)
+        change, over_felt = whole - table, red_poor(table)
         if "yellow" in names:
             yellow = names.index("yellow")
             # green's most tinted quarter mirrors the warm lamps (the warm mirror)
@@ -280,19 +222,19 @@ def best_readings(models: ColourModels, r: np.ndarray,
                                & (((red_rose <= 0) & (gap <= YELLOW_PASSES_RED))
                                   | ((red_rose <= RED_LEVEL) & (gap <= RED_LEVEL_GAP))))
             # over a red-poor table, yellow plastic drops blue well below green (BLUE_BELOW_GREEN)
-            best, d = _read_as(best, d, green, red_poor & (read == yellow)
-                               & _blue_cut_short(change)
+            best, d = _read_as(best, d, green, over_felt & (read == yellow)
+                               & blue_cut_short(change)
                                & (d[:, 1, green] - d[:, 1, yellow] <= BLUE_CUT_SPREAD))
         if "red" in names:
             red = names.index("red")
             # ... and red plastic lifts red well above green (RED_LIFTS_RED)
-            best, d = _read_as(best, d, green, red_poor & (read == red)
+            best, d = _read_as(best, d, green, over_felt & (read == red)
                                & (change[:, 2] - change[:, 1] < RED_LIFTS_RED)
                                & (d[:, 1, green] - d[:, 1, red] <= RED_LIFT_SPREAD))
             # ... which no green plastic does in its most tinted quarter (QUARTER_LIFTS_RED)
             quarter = r[:, 0, 0] - r[:, 0, 1]
             read = d[np.arange(n), best].argmin(axis=1)
-            best, d = _read_as(best, d, red, red_poor & (read == green)
+            best, d = _read_as(best, d, red, over_felt & (read == green)
                                & (quarter[:, 2] - quarter[:, 1] >= QUARTER_LIFTS_RED)
                                & (d[:, 1, red] - d[:, 1, green] <= QUARTER_LIFT_SPREAD))
         if "black" in names:
@@ -318,11 +260,11 @@ def best_readings(models: ColourModels, r: np.ndarray,
         # over felt, no black plastic is redder than grey (BLACK_IS_NOT_RED)
         at = d[rows, best]
         redder = (at.argmin(axis=1) == black) & (_excess(chosen[:, 0], 2) >= REDDER_THAN_BLACK) \
-            & _red_poor(chosen[:, 1]) & (at[:, red] - at[:, black] <= BLACK_IS_NOT_RED)
+            & red_poor(chosen[:, 1]) & (at[:, red] - at[:, black] <= BLACK_IS_NOT_RED)
         best, d = _read_as(best, d, red, redder, reading=best)
     change = chosen[:, 0] - chosen[:, 1]
     tint = np.linalg.norm(change - change.mean(axis=1, keepdims=True), axis=1)
-    plain = tinted[d[rows, best].argmin(axis=1)] & (tint < HUELESS_TINT) & ~_red_poor(chosen[:, 1])
+    plain = tinted[d[rows, best].argmin(axis=1)] & (tint < HUELESS_TINT) & ~red_poor(chosen[:, 1])
     if plain.any():
         # a plain change of the table is no tinted plastic, but for green over green felt
         # (HUELESS_TINT): the nearest untinted colour (clear, black, white) in use, or
@@ -336,30 +278,13 @@ def best_readings(models: ColourModels, r: np.ndarray,
     return best, d, whole_d
 
 
-def green_on_felt(names: list[str], distances: np.ndarray, table: np.ndarray, prior: np.ndarray) -> bool:
-    """Is a dark candidate read clear (its colour `distances`, one per model of `names`,
-    over `table`, b, g, r log) rather green plastic over green felt than table
-    (GREEN_SHARES_FELT)? Never where green is out of play (`prior`).
-
-    >>> names = ["green", "clear"]
-    >>> green_on_felt(names, np.array([0.73, 0.68]), np.array([-1.16, -0.98, -1.48]), np.zeros(2))
-    True
-    >>> green_on_felt(names, np.array([0.73, 0.68]), np.array([-0.6, -0.5, -0.4]), np.zeros(2))
-    False
-    """
-    if "green" not in names or "clear" not in names or not _red_poor(table):
-        return False
-    green = names.index("green")
-    return bool(prior[green] <= 0 and distances[green] - distances[names.index("clear")] <= GREEN_SHARES_FELT)
-
-
-def _red_poor(table: np.ndarray) -> np.ndarray | bool:
+def red_poor(table: np.ndarray) -> np.ndarray | bool:
     """Whether each table colour (b, g, r log, last axis) is red-poor, green felt's
     (RED_POOR_TABLE)."""
     return table[..., 2] <= RED_POOR_TABLE
 
 
-def _blue_cut_short(change: np.ndarray) -> np.ndarray | bool:
+def blue_cut_short(change: np.ndarray) -> np.ndarray | bool:
     """Whether each change against the table (b, g, r log, last axis) dropped blue less
     below green than yellow plastic does over felt (BLUE_BELOW_GREEN)."""
     return change[..., 0] - change[..., 1] > BLUE_BELOW_GREEN
@@ -388,79 +313,3 @@ def _read_as(best: np.ndarray, d: np.ndarray, colour: int | np.ndarray, is_it: n
     others[np.arange(len(rows)), to] = np.inf
     d[rows, at, to] = others.min(axis=1) - NEAR_CALL
     return np.where(is_it, reading, best), d
-
-
-def red_or_green(whole: np.ndarray, pose: str) -> str | None:
-    """Over a red-poor table (RED_POOR_TABLE), "red" or "green" by the lean of a piece's
-    whole-blob change (`whole`: its (observed, table) reading) for its `pose`
-    (RED_GREEN_LEAN); None over other tables.
-
-    >>> felt = np.array([-0.95, -0.55, -1.45])            # b, g, r
-    >>> red_or_green(np.array([felt + [-0.6, -0.6, -0.3], felt]), "upright")
-    'red'
-    >>> red_or_green(np.array([felt + [-0.6, -0.6, -0.3], felt]), "flat")
-    'green'
-    """
-    observed, table = whole
-    if not _red_poor(table):
-        return None
-    change = observed - table
-    return "red" if change[2] + change[0] - 2 * change[1] >= RED_GREEN_LEAN[pose] else "green"
-
-
-def by_pose(names: list[str], name: str, margin: float, pose: str, whole: np.ndarray | None,
-            distances: np.ndarray, prior: np.ndarray, whole_distances: np.ndarray | None = None) -> tuple[str, float]:
-    """A piece's colour `name` and margin told again once its `pose` is known, from its
-    blob's whole reading (`whole`, and its distances to the models before any rule,
-    `whole_distances`) and colour `distances` (one per model of `names`):
-    an upright read green over felt that yellow plainly explains, yellow
-    (BLUE_CUT_UPRIGHT); a flat read green off felt whose red fell too little for green
-    plastic, yellow (GREEN_FLAT_CUTS_RED); red or green, where the other explains nearly
-    as well (RED_GREEN_SPREAD), by the lean (`red_or_green`); a flat read cyan that green
-    explains within CYAN_FLAT_CHARGE, green; a flat read purple over felt that did not
-    lift its red (PURPLE_LIFTS_RED), blue. A turned piece is a near call; never into a
-    colour out of play (`prior`, the palette's)."""
-    def at(colour: str) -> float:
-        return distances[names.index(colour)]
-
-    told = None
-    if name == "green" and pose == "upright" and _yellow_upright(names, whole, whole_distances):
-        told = "yellow"
-    elif name == "green" and pose == "flat" and _yellow_flat(names, whole, whole_distances):
-        told = "yellow"
-    elif name in ("red", "green") and whole is not None and pose in RED_GREEN_LEAN \
-            and {"red", "green"} <= set(names) and abs(at("red") - at("green")) <= RED_GREEN_SPREAD:
-        told = red_or_green(whole, pose)
-    elif name == "cyan" and pose == "flat" and "green" in names and at("green") - at("cyan") < CYAN_FLAT_CHARGE:
-        told = "green"
-    elif name == "purple" and pose == "flat" and whole is not None and "blue" in names \
-            and _red_poor(whole[1]) and whole[0][2] - whole[1][2] < PURPLE_LIFTS_RED \
-            and at("blue") - at("purple") < PURPLE_FLAT_CHARGE:
-        told = "blue"
-    if told in (None, name) or prior[names.index(told)] > 0:
-        return name, margin
-    return told, NEAR_CALL
-
-
-def _yellow_flat(names: list[str], whole: np.ndarray | None, d: np.ndarray | None) -> bool:
-    """Is a flat read green off a red-poor table (its whole reading `whole`, at distances
-    `d` to the models before any rule) one whose red fell too little against its green
-    for green plastic (GREEN_FLAT_CUTS_RED), and which yellow nearly explains
-    (YELLOW_PASSES_RED)?"""
-    if whole is None or d is None or "yellow" not in names or _red_poor(whole[1]):
-        return False
-    change = whole[0] - whole[1]
-    return bool(change[2] - change[1] > GREEN_FLAT_CUTS_RED
-                and d[names.index("yellow")] - d[names.index("green")] <= YELLOW_PASSES_RED)
-
-
-def _yellow_upright(names: list[str], whole: np.ndarray | None, d: np.ndarray | None) -> bool:
-    """Is an upright read green over felt (its whole reading `whole`, at distances `d`
-    to the models before any rule) one that yellow explains better than green by more
-    than BLUE_CUT_UPRIGHT, its blue fallen short of BLUE_BELOW_GREEN (so `best_readings`
-    turned it green)?"""
-    if whole is None or d is None or "yellow" not in names or not _red_poor(whole[1]) \
-            or not _blue_cut_short(whole[0] - whole[1]):
-        return False
-    yellow, green = names.index("yellow"), names.index("green")
-    return bool(d.argmin() == yellow and d[green] - d[yellow] > BLUE_CUT_UPRIGHT)

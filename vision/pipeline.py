@@ -41,13 +41,14 @@ from vision import fit as fitting
 from vision import hands, light, memory
 from vision.blob_fits import fit_blobs, refine_flats
 from vision.blobs import Blob, BlobReader
-from vision.colour_reading import NEAR_CALL, by_pose, green_on_felt
+from vision.colour_reading import NEAR_CALL
 from vision.faint_faces import faint_faces_decide, pale_flat_decide
 from vision.confidence import ConfidenceModel
 from vision.geometry import COIN, FLAT, piece_params, to_piece
 from vision.light import Lamp
 from vision.rectify import Rectifier, TableGrid
 from vision.pictures import BadImageError, check_colour, check_image
+from vision.piece_colour import by_pose, green_on_felt
 from vision.places import one_per_place, place_colour
 from vision.segment import PIECE_MIN_MM2, BackgroundFiller, Foreground, foreground
 from vision.sheets import table_mask

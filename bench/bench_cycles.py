@@ -5,7 +5,7 @@ flat heading errors, overall and per table surface; then the same light develope
 through Blender's AgX view transform, with WarpShips' colours in play, and, on the
 scenes of CALIBRATED, as a player would after `pyramid-referee calibrate-colours`
 with a picture of one medium upright of each colour on the same table under the same
-light (vision.render.calibration_scene, rendered too). Last, tables of the Rainbow stash
+light (vision.render.calibration_scene, rendered too; plainly and through AgX). Last, tables of the Rainbow stash
 with black (RAINBOW_SEEDS): black plastic as another renderer draws it, a glossy opaque
 Principled plastic, against our own renderer's (bench_detect's Rainbow set).
 
@@ -50,7 +50,9 @@ def main() -> None:
     seeds = _seeds("PYRAMID_CYCLES_SEEDS", "9200-9307")
     plain, agx, game, untouched = Score(), Score(), Score(), Score()
     calibrated, shipped = Score(), Score()   # the scenes of CALIBRATED whose calibration picture was accepted
+    agx_calibrated, agx_shipped = Score(), Score()   # the same through AgX, the calibration picture too
     refused: list[str] = []
+    agx_refused: list[str] = []
     per_surface: dict[str, Score] = {}
     failures: list[str] = []
     seconds = []
@@ -63,14 +65,20 @@ def main() -> None:
         if seed >= UNTOUCHED:
             untouched.add(r.truth, state, str(seed))
         if seed in CALIBRATED:
-            read = _calibrated(cycles, r, seed, samples, refused)
+            read = _calibrated(cycles, r, seed, samples, refused, Development())
             if read is not None:
                 calibrated.add(r.truth, read, str(seed))
                 shipped.add(r.truth, state, str(seed))
         per_surface.setdefault(r.spec.surface.kind, Score()).add(r.truth, state, str(seed))
         game.add(r.truth, _detect(r, seed, failures, GAME_COLOURS), str(seed))
         developed, _ = cycles.render_seed(seed, samples, Development(view="agx"))
-        agx.add(developed.truth, _detect(developed, seed, failures), str(seed))
+        agx_state = _detect(developed, seed, failures)
+        agx.add(developed.truth, agx_state, str(seed))
+        if seed in CALIBRATED:
+            read = _calibrated(cycles, developed, seed, samples, agx_refused, Development(view="agx"))
+            if read is not None:
+                agx_calibrated.add(developed.truth, read, str(seed))
+                agx_shipped.add(developed.truth, agx_state, str(seed))
     print(f"{len(seeds)} scenes (seeds {seeds[0]}-{seeds[-1]}), intrinsics given; Blender Cycles, "
           f"{samples} samples, denoised")
     if seconds:
@@ -88,6 +96,12 @@ def main() -> None:
         for f in refused:
             print(f"  refused: {f}")
     print("the same light through Blender's AgX view transform: " + "; ".join(agx.summary().split("\n")[:4]))
+    if agx_calibrated.n_truth or agx_refused:
+        print(f"  the scenes {CALIBRATED.start}-{CALIBRATED.stop - 1} after a calibration picture through AgX too "
+              f"({len(agx_refused)} refused, left out): " + "; ".join(agx_calibrated.summary().split("\n")[:2]))
+        print("    the same scenes with the shipped models: " + "; ".join(agx_shipped.summary().split("\n")[:2]))
+        for f in agx_refused:
+            print(f"    refused: {f}")
     rainbow = Score()
     rainbow_seeds = _seeds("PYRAMID_CYCLES_RAINBOW_SEEDS", RAINBOW_SEEDS)
     for seed in rainbow_seeds:
@@ -101,12 +115,13 @@ def main() -> None:
         print("  ", m)
 
 
-def _calibrated(cycles, r, seed: int, samples: int, refused: list[str]):
+def _calibrated(cycles, r, seed: int, samples: int, refused: list[str], development):
     """The table of `r` read with colour models measured from a Cycles calibration picture
-    of its table and light; None if that picture is refused (said in `refused`), as
-    `calibrate-colours` refuses it and the player takes another."""
+    of its table and light, developed as `r` was (`development`); None if that picture is
+    refused (said in `refused`), as `calibrate-colours` refuses it and the player takes
+    another."""
     colours = ["red", "yellow", "green", "blue"]
-    picture, _ = cycles.render_spec(calibration_scene(r.spec, colours), seed, samples)
+    picture, _ = cycles.render_spec(calibration_scene(r.spec, colours), seed, samples, development)
     try:
         models = refine_from_picture(picture.image, r.spec.layout, colours, intrinsics=picture.intrinsics)
         return Detector(r.spec.layout, r.intrinsics, models=models).detect(r.image).state

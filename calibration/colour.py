@@ -49,6 +49,14 @@ REFINE_WEIGHT = 1.0
 # blue uprights among them. The other measurements (107 of 27 Cycles calibration
 # pictures, 108 of 27 of ours) span 0.34 or more; 0.3 and 0.4 read the Cycles scenes alike.
 CALIBRATION_MIN_SPAN = 0.3
+# A calibration picture read with more pieces than colours named has false pieces too,
+# or a piece the player left there: the named count of the most certain is measured,
+# provided every piece left out is less certain than this (a false piece's confidence;
+# a piece on the table is read 0.9 or more). Through Blender's AgX view transform, 3 of
+# Cycles' 48 calibration pictures (9236-9283) read a fifth piece, a yellow flat of
+# confidence 0.60-0.74 in a piece's shadow or the table's corner, each less certain than
+# the four pieces (0.71-0.99); read plainly, none.
+CALIBRATION_EXTRA_CONFIDENCE = 0.8
 
 
 class ColourFileError(InputError):
@@ -332,9 +340,10 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     colours in play are (until 2026-11-28 every prior was dropped, which made the Xeno
     colours as likely as the measured ones: 12 path-traced scenes' colour 98.8 % with the
     shipped models, 88.9 % calibrated that way, 99.4 % now). Raises InputError when the
-    picture does not show exactly that many pieces. `registration`: the camera pose, if
-    already known. A colour measured too grey to be its plastic (CALIBRATION_MIN_SPAN)
-    keeps its default, said in `notes` if given.
+    picture does not show that many pieces, or shows more that are not all doubtful
+    (CALIBRATION_EXTRA_CONFIDENCE; the doubtful ones left out are said in `notes` if
+    given). `registration`: the camera pose, if already known. A colour measured too grey
+    to be its plastic (CALIBRATION_MIN_SPAN) keeps its default, said in `notes` too.
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -348,12 +357,18 @@ def refine_from_picture(image_bgr: np.ndarray, layout, expected_colours: Sequenc
     base = ColourModels(tuple(ColourModel(m.name, m.kind, m.appearance, m.spread, float(prior), m.brightness)
                               for m, prior in zip(base.models, base.palette_prior(names))))
     # the pieces' readings, not every blob's: a black piece's shadow is a blob too
-    fits = [f for f in Detector(layout, intrinsics, models=base).detect(image_bgr, registration).fits
-            if f.reading is not None]
-    if len(fits) != len(names):
+    detection = Detector(layout, intrinsics, models=base).detect(image_bgr, registration)
+    fits = sorted((f for f in detection.fits if f.reading is not None), key=lambda f: -f.confidence)
+    extra = fits[len(names):]
+    if len(fits) < len(names) or any(f.confidence >= CALIBRATION_EXTRA_CONFIDENCE for f in extra):
         raise InputError(f"the calibration picture should show {len(names)} pieces "
                          f"({', '.join(names)}), found {len(fits)}"
                          + (f" (read as {', '.join(sorted(f.colour for f in fits))})" if fits else ""))
+    fits = fits[:len(names)]
+    if notes is not None:
+        where = {p.id: p.position for p in detection.state.pieces}
+        notes += [f"left out a doubtful piece (read as {f.colour}, confidence {f.confidence:.2f}) at "
+                  f"({where[f.id][0]:.0f}, {where[f.id][1]:.0f}) mm" for f in extra]
     found = [f.reading for f in fits]
     sub = base.restricted(names)
     observed = np.array([f[0] for f in found])

@@ -294,6 +294,23 @@ def test_calibration_needs_exactly_the_named_pieces():
         refine_from_picture(img, MarkerLayout.default(), ["red", "red"], registration=reg)
 
 
+def test_a_calibration_picture_with_a_piece_too_many_is_refused_unless_it_is_doubtful(monkeypatch):
+    from calibration import colour
+    img, reg, _ = _calibration_picture(["red", "blue", "green"], (90, 120, 160))
+    # the green piece is as plain as the others: a piece left on the table, not a false one
+    with pytest.raises(InputError, match="should show 2 pieces"):
+        refine_from_picture(img, MarkerLayout.default(), ["red", "blue"], registration=reg)
+    # were the green one doubtful (a false piece), it is left out and said; the named
+    # colours are measured from their pieces
+    monkeypatch.setattr(colour, "CALIBRATION_EXTRA_CONFIDENCE", 1.01)
+    notes: list[str] = []
+    models = refine_from_picture(img, MarkerLayout.default(), ["red", "blue"], registration=reg, notes=notes)
+    assert len(notes) == 1 and notes[0].startswith("left out a doubtful piece (read as green")
+    shipped = ColourModels.load()
+    changed = [m.name for m, d in zip(models.models, shipped.models) if m.appearance != d.appearance]
+    assert sorted(changed) == ["blue", "red"]
+
+
 def test_a_faint_piece_shows_the_table_through_it():
     # a green piece on light wood drowned in mirrored light (measured on a render): only
     # a faint green tint on the wood; the wood's own yellow is not yellow plastic

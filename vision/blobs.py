@@ -34,6 +34,9 @@ OWN_SHADOW_TINT_PERCENTILE = 75
 CROP_MARGIN_MM = 25.0
 # Pixels eroded off a blob before measuring its colour: its rim mixes with the table.
 COLOUR_ERODE_PX = 2
+# A winner's own pixels (Blob.own_pixels) lie this many pixels inside its silhouette.
+OWN_PIXELS_ERODE_PX = 2
+_OWN_PIXELS_KERNEL = np.ones((2 * OWN_PIXELS_ERODE_PX + 1,) * 2, np.uint8)
 
 
 @dataclass
@@ -70,6 +73,18 @@ class Blob:
         (decide.tinted_shadow): worked out when asked (only a blob with a smaller rival
         is; making it for every blob cost ~0.25 ms a frame)."""
         return decide.tinted_shadow(self.lum, self.chroma, self.colour_pixels)
+
+    def own_pixels(self, fit: fitting.Fit, fg: Foreground, grid: TableGrid,
+                   camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The picture's and the bare table's pixels (N×3 uint8, b, g, r) inside a fit's
+        silhouette, OWN_PIXELS_ERODE_PX in from its edge (off its blurred rim and its
+        shadow's), in this blob's box of `fg`."""
+        shape = self.part.mask.shape
+        inside = decide._model_mask(fit, shape, grid.corner_mm(self.origin_px), grid.res, camera)
+        inside = cv2.erode(inside.astype(np.uint8), _OWN_PIXELS_KERNEL) > 0
+        x, y = (int(v) for v in self.origin_px)
+        crop = np.s_[y:y + shape[0], x:x + shape[1]]
+        return fg.table[crop][inside], fg.background[crop][inside]
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from vision.geometry import COIN, FLAT, piece_params, to_piece
 from vision.light import Lamp
 from vision.rectify import Rectifier, TableGrid
 from vision.pictures import BadImageError, check_colour, check_image
-from vision.piece_colour import by_pose, green_on_felt
+from vision.piece_colour import black_or_blue, blue_rise, by_pose, green_on_felt
 from vision.places import one_per_place, place_colour
 from vision.segment import PIECE_MIN_MM2, BackgroundFiller, Foreground, foreground
 from vision.sheets import table_mask
@@ -193,7 +193,7 @@ class Detector:
             t.append(time.perf_counter())
             emap = edges.edge_map(fg.table, self.grid, [])   # one a picture, filled box by box as the readings ask
             memo: dict = {}   # each blob's own decisions, one a picture
-            state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, emap=emap, memo=memo)
+            state, piece_fits = self._state(found, fits, camera, fg, prior, emap=emap, memo=memo)
             t.append(time.perf_counter())
             lamp, state, piece_fits = self._without_shadows(fg, reader, found, fits, state, piece_fits, camera, prior,
                                                             emap, memo)
@@ -234,7 +234,7 @@ class Detector:
             if not changed:
                 break
             found, fits = reader.read_again(fg, changed, found, fits, camera)
-            state, piece_fits = self._state(found, fits, camera, fg.lum, fg.table, prior, lamp.shadow_direction, emap,
+            state, piece_fits = self._state(found, fits, camera, fg, prior, lamp.shadow_direction, emap,
                                             memo)
         return lamp, state, piece_fits
 
@@ -281,20 +281,21 @@ class Detector:
         return b, best, gap
 
     def _state(self, found: list[Blob], fits: list[list[fitting.Fit]], camera: np.ndarray,
-               lum: np.ndarray, table_bgr: np.ndarray, prior: np.ndarray,
+               fg: Foreground, prior: np.ndarray,
                direction: np.ndarray | None = None, emap: edges.EdgeMap | None = None,
                memo: dict | None = None) -> tuple[TableState, list[PieceFit]]:
-        """The pieces and coins the fits explain; `prior`: what the colours not in play
-        add to the colour distances; `direction`: the shadows' (a unit vector), if known
-        (else the shade around the blobs gives it, shadows.picture_direction); `emap`:
-        the picture's edges worked out so far, which this reading adds to and reuses;
-        `memo`: each blob's own decisions so far (its checks and its edge steps, which
-        look at that blob alone), by the shadow direction they were made under, which a
-        later reading of the picture that keeps the blob takes again."""
+        """The pieces and coins the fits explain in the foreground `fg` (read, not changed);
+        `prior`: what the colours not in play add to the colour distances; `direction`:
+        the shadows' (a unit vector), if known (else the shade around the blobs gives it,
+        shadows.picture_direction); `emap`: the picture's edges worked out so far, which
+        this reading adds to and reuses; `memo`: each blob's own decisions so far (its
+        checks and its edge steps, which look at that blob alone), by the shadow direction
+        they were made under, which a later reading of the picture that keeps the blob
+        takes again."""
         pieces, coins, decided = [], [], []
         chosen, chosen_options = [], []
         if direction is None:
-            direction = shadows.picture_direction(found, lum, self.grid.res)
+            direction = shadows.picture_direction(found, fg.lum, self.grid.res)
         memo = {} if memo is None else memo
         under = b"" if direction is None else direction.tobytes()
         for b, options in zip(found, fits):
@@ -308,7 +309,7 @@ class Detector:
                 chosen_options.append(options)
         # each blob's box has blobs.CROP_MARGIN_MM to spare around it: room for every hypothesis
         boxes = [(*(int(v) for v in b.origin_px), b.part.mask.shape[1], b.part.mask.shape[0]) for b, _, _ in chosen]
-        emap = edges.edge_map(table_bgr, self.grid, boxes, emap)
+        emap = edges.edge_map(fg.table, self.grid, boxes, emap)
         keys = [("steps", id(b), id(best), under) for b, best, _ in chosen]
         todo = [k for k, key in enumerate(keys) if key not in memo]
         stepped_all = edge_steps.steps_decide([chosen[k] for k in todo], [chosen_options[k] for k in todo],
@@ -356,15 +357,20 @@ class Detector:
             piece = to_piece("", name, h.kind, h.size, best.params, self._confidence(best, gap, margin))  # type: ignore[arg-type]
             if b.by_hand and piece.confidence < HAND_KEEP_CONF:
                 continue   # most likely a finger: a piece the hand touches is reported only if clear
-            placed.append(_Placed(piece, best, float(margin), gap, (b.observed, b.table), row))
+            placed.append(_Placed(piece, best, float(margin), gap, (b.observed, b.table), row, b))
         for k, others in sorted(one_per_place([p.piece for p in placed]).items()):
-            piece, best, margin, gap, reading, _ = placed[k]
+            piece, best, margin, gap, reading, _, blob = placed[k]
             readings = [placed[j] for j in (k, *others)]
             by = place_colour([r.distances for r in readings], [r.margin for r in readings],
                               self._hued) if others else None
             if by is not None:   # the colour of another reading of its place (places.place_colour)
                 margin, reading = readings[by].margin, readings[by].reading
                 piece = replace(piece, color=readings[by].piece.color, confidence=self._confidence(best, gap, margin))
+            if piece.color is Color.BLACK:   # told once its place is kept (black yields a place: vision.places)
+                name, margin = black_or_blue(self.models.names, "black", margin, piece.pose.value,
+                                             blue_rise(*blob.own_pixels(best, fg, self.grid, camera)), prior)
+                if name != "black":
+                    piece = replace(piece, color=Color(name), confidence=self._confidence(best, gap, margin))
             pid = f"p{len(pieces) + 1}"
             pieces.append(replace(piece, id=pid))
             decided.append(PieceFit(pid, piece.color.value, best, margin, piece.confidence, gap, reading))
@@ -384,6 +390,7 @@ class _Placed(NamedTuple):
     gap: float                                # its pose gap
     reading: tuple[np.ndarray, np.ndarray]    # its colour reading: (observed, table)
     distances: np.ndarray                     # its colour distances, the palette's prior added
+    blob: Blob                                # the blob it was read from
 
 
 def _coin(cid: str, fit: fitting.Fit, gap: float, camera: np.ndarray) -> tuple[Coin, PieceFit]:

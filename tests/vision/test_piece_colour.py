@@ -1,6 +1,7 @@
 """A piece's colour told again once its pose is known (vision.piece_colour): red or green
 by the lean over felt, cyan and purple flats, green uprights and flats that yellow
-explains, and a dark candidate over felt taken for green."""
+explains, an upright read black whose own pixels are blue, and a dark candidate over
+felt taken for green."""
 
 from types import SimpleNamespace
 
@@ -8,7 +9,8 @@ import numpy as np
 import pytest
 
 from calibration.markers import MarkerLayout
-from vision.piece_colour import by_pose, green_on_felt
+from vision.colour_reading import NEAR_CALL
+from vision.piece_colour import BLACK_UPRIGHT_BLUE_RISE, black_or_blue, blue_rise, by_pose, green_on_felt
 from vision.pipeline import Detector
 
 from colour_helpers import read_colour, whole_blob
@@ -160,3 +162,33 @@ def _green_told(det, whole, pose) -> tuple[str, str]:
     without_yellow = det.models.palette_prior([c for c in names if c != "yellow"])
     return (_told(det, blob, pose, "green", 0.05, everything)[0],
             _told(det, blob, pose, "green", 0.05, without_yellow)[0])
+
+
+@pytest.mark.parametrize("rise, pose, palette, colour", [
+    # the least and most of Cycles' blue uprights over wood read black, mended (9267, 9250)
+    (0.27, "upright", None, "blue"),
+    (0.47, "upright", None, "blue"),
+    # the bluest black upright read black over any renderer's table (Cycles 9815, wood)
+    (0.19, "upright", None, "black"),
+    # flats are left alone, and blue out of play is never read
+    (0.47, "flat", None, "black"),
+    (0.47, "upright", ["red", "black"], "black"),
+])
+def test_an_upright_read_black_whose_own_pixels_are_plainly_bluer_than_its_table_is_blue(rise, pose, palette,
+                                                                                        colour):
+    det = Detector(MarkerLayout.default())
+    told, margin = black_or_blue(det.models.names, "black", 0.4, pose, rise, det.models.palette_prior(palette))
+    assert told == colour and margin == (0.4 if colour == "black" else NEAR_CALL)
+
+
+def test_a_blue_upright_read_black_over_wood_is_blue_by_its_own_pixels():
+    # the median pixels (b, g, r) inside two Cycles uprights over wood, and of the bare
+    # wood under them: 9250's blue medium upright, so dark that its blob reads black, and
+    # a black large upright of the Rainbow stash (9815, at 633, 183), mirroring room and wood
+    det = Detector(MarkerLayout.default())
+    through_blue, its_wood = np.array([[62, 57, 66]], np.uint8), np.array([[97, 133, 160]], np.uint8)
+    mirroring, under_black = np.array([[33, 35, 48]], np.uint8), np.array([[88, 109, 132]], np.uint8)
+    assert blue_rise(through_blue, its_wood) > BLACK_UPRIGHT_BLUE_RISE > blue_rise(mirroring, under_black)
+    everything = det.models.palette_prior(None)
+    for seen, bare, colour in [(through_blue, its_wood, "blue"), (mirroring, under_black, "black")]:
+        assert black_or_blue(det.models.names, "black", 0.4, "upright", blue_rise(seen, bare), everything)[0] == colour

@@ -89,19 +89,9 @@ def main() -> None:
     if untouched.n_truth:
         print(f"  the scenes from {UNTOUCHED} on: " + "; ".join(untouched.summary().split("\n")[:2]))
     print("the same, WarpShips' colours in play: " + "; ".join(game.summary().split("\n")[:2]))
-    if calibrated.n_truth or refused:
-        print(f"the scenes {CALIBRATED.start}-{CALIBRATED.stop - 1} after a calibration picture of each table ({len(refused)} "
-              f"refused, left out): " + "; ".join(calibrated.summary().split("\n")[:2]))
-        print("  the same scenes with the shipped models: " + "; ".join(shipped.summary().split("\n")[:2]))
-        for f in refused:
-            print(f"  refused: {f}")
+    _print_calibrated("", "of each table", calibrated, shipped, refused)
     print("the same light through Blender's AgX view transform: " + "; ".join(agx.summary().split("\n")[:4]))
-    if agx_calibrated.n_truth or agx_refused:
-        print(f"  the scenes {CALIBRATED.start}-{CALIBRATED.stop - 1} after a calibration picture through AgX too "
-              f"({len(agx_refused)} refused, left out): " + "; ".join(agx_calibrated.summary().split("\n")[:2]))
-        print("    the same scenes with the shipped models: " + "; ".join(agx_shipped.summary().split("\n")[:2]))
-        for f in agx_refused:
-            print(f"    refused: {f}")
+    _print_calibrated("  ", "through AgX too", agx_calibrated, agx_shipped, agx_refused)
     rainbow = Score()
     rainbow_seeds = _seeds("PYRAMID_CYCLES_RAINBOW_SEEDS", RAINBOW_SEEDS)
     for seed in rainbow_seeds:
@@ -113,6 +103,18 @@ def main() -> None:
     print("mistakes (plain development):")
     for m in plain.mistakes + rainbow.mistakes:
         print("  ", m)
+
+
+def _print_calibrated(indent: str, picture: str, calibrated: Score, shipped: Score, refused: list[str]) -> None:
+    """The scenes of CALIBRATED read after their calibration picture (`picture` says how it
+    was taken) and with the shipped models, and the pictures refused."""
+    if not (calibrated.n_truth or refused):
+        return
+    print(f"{indent}the scenes {CALIBRATED.start}-{CALIBRATED.stop - 1} after a calibration picture {picture} "
+          f"({len(refused)} refused, left out): " + "; ".join(calibrated.summary().split("\n")[:2]))
+    print(f"{indent}  the same scenes with the shipped models: " + "; ".join(shipped.summary().split("\n")[:2]))
+    for f in refused:
+        print(f"{indent}  refused: {f}")
 
 
 def _calibrated(cycles, r, seed: int, samples: int, refused: list[str], development):

@@ -189,13 +189,17 @@ def _yellow_upright(names: list[str], whole: np.ndarray | None, d: np.ndarray | 
 
 def blue_rise(seen: np.ndarray, bare: np.ndarray) -> float:
     """How much bluer than the bare table under them some pixels are (log, the median of
-    blue less red, against the table's): `seen` and `bare`, N×3 uint8 (b, g, r).
+    blue less red, against the table's): `seen` and `bare`, N×3 uint8 (b, g, r); 0 for
+    no pixels (a silhouette too small to have any inside its rim).
 
     >>> wood = np.array([[60, 110, 170]] * 4, np.uint8)
     >>> mirrored, through_blue = wood // 3, np.array([[40, 30, 45]] * 4, np.uint8)
-    >>> round(blue_rise(mirrored, wood), 1), round(blue_rise(through_blue, wood), 1)
-    (0.1, 0.9)
+    >>> round(blue_rise(mirrored, wood), 1), round(blue_rise(through_blue, wood), 1), blue_rise(wood[:0], wood[:0])
+    (0.1, 0.9, 0.0)
     """
+    if not len(seen):
+        return 0.0
+
     def b_less_r(px: np.ndarray) -> float:
         logs = LOG_LUT[0, px]
         return float(np.median(logs[:, 0] - logs[:, 2]))

@@ -1,12 +1,15 @@
-"""A piece's colour told again once its pose is known (`by_pose`), and a dark candidate
-read clear over green felt taken for green (`green_on_felt`).
+"""A piece's colour told again once its pose is known (`by_pose`) and once its fitted
+silhouette is (`black_or_blue`), and a dark candidate read clear over green felt taken for
+green (`green_on_felt`).
 
 vision.colour_reading reads a blob's colour before anything says what the blob is; some
 colours part only by the pose, as light crosses an upright's two steep walls and a flat's
 one face differently: over felt red or green by the whole blob's lean, a flat read cyan
 or purple that green or blue nearly explains, a green upright over felt that yellow
 plainly explains, a green flat off felt whose red fell too little for green plastic.
-A piece turned by a rule is a near call (NEAR_CALL), and never into a colour out of play.
+Others part only on the piece's own pixels, off the shade and rim the blob holds: an
+upright read black that is plainly bluer than its table is blue. A piece turned by a rule
+is a near call (NEAR_CALL), and never into a colour out of play.
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ renderer's pixel filter, demosaicing and compression together come close to one)
 distance d from the edge the light is the share 0.5·(1 + erf(d / (√2·σ))) of the way up.
 Profiles across the edges (EDGE_PROFILES a side, away from the corners), taken in linear
 light and scaled between the black and white beyond the blur, are fitted with that curve
-for σ and a common shift of the edge (the registration's own error, a tenth of a pixel).
+for σ and a common shift of the edge (the registration's own error, a tenth of a pixel,
+in the light the picture stands for; calibration.view_transforms reads a renderer's view
+transform from the shift in other lights, `edge_fits`).
 
 Sharpness matters to the detector: a piece's faint faces and thin rims fade into the
 table as the blur grows. The 66 path-traced scenes measure 0.59-0.63 px here as
@@ -64,13 +66,11 @@ MIN_STEP = 0.1
 # Fewer usable profiles than this and the sharpness is not measured.
 MIN_PROFILES = 8
 # The fit: up to FIT_STEPS Gauss-Newton steps (from σ = 1 px it settles within 5-6, σ
-# then moving under FIT_SETTLED_PX) on the samples' means in bins BIN_PX wide (their
-# width rounds σ by under 0.01 px), the plateaus' levels from every PLATEAU_THIN-th of
-# their samples.
+# and the shift then moving under FIT_SETTLED_PX) on the samples' means in bins BIN_PX wide (their
+# width rounds σ by under 0.01 px), the plateaus' levels too.
 FIT_STEPS = 10
 FIT_SETTLED_PX = 0.002
 BIN_PX = 0.1
-PLATEAU_THIN = 5
 # A picture whose blur on the table (σ, mm) is more than this is soft: on the path-traced
 # scenes (~1 px a mm) sizes fall under 97 % from about here (see above).
 SOFT_PICTURE_MM = 0.85
@@ -98,71 +98,146 @@ def soft_warning(blur: Blur | None) -> str | None:
     return blur.warning() if blur is not None and blur.soft else None
 
 
+@dataclass(frozen=True)
+class EdgeFit:
+    """The markers' edges as one blurred step: its σ and how far it sits from where the
+    markers put it (+ towards the paper), in picture pixels, pixels a table mm, and how
+    far the profiles lie from the step (RMS, in shares of the step)."""
+
+    shift_px: float
+    sigma_px: float
+    px_per_mm: float
+    rms: float
+
+
 def marker_blur(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: Sequence[int]) -> Blur | None:
     """The blur of `image` measured across the edges of the markers `seen` (see the
     module's notes); None when too few edges can be read."""
+    return blur_of(edge_fits(image, view, layout, seen, {"sRGB": LINEAR}).get("sRGB"))
+
+
+def blur_of(fit: EdgeFit | None) -> Blur | None:
+    """The blur of the markers' edges fitted in sRGB's light (None: not measured)."""
+    return None if fit is None else Blur(fit.sigma_px, fit.sigma_px / fit.px_per_mm)
+
+
+def edge_fits(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: Sequence[int],
+              to_light: dict[str, np.ndarray]) -> dict[str, EdgeFit]:
+    """The markers' edges fitted in the light each of `to_light`'s tables (8-bit level →
+    light) says the picture's levels stand for (see the module's notes), on the same
+    profiles (those with a step in sRGB's light, MIN_STEP); none when too few edges can
+    be read."""
     if not seen:
-        return None
+        return {}
     table, across = _profile_points(layout, tuple(sorted(seen)))
     n, k = across.shape
     # each profile's ends projected, the samples laid evenly between them: over its ~12 mm
     # perspective and a strong barrel lens (k1 = -0.3) move them by 0.013 px at most
     ends_px = view.project(table.reshape(-1, 2)).reshape(n, 2, 1, 2)
     share = np.linspace(0.0, 1.0, k)[None, :, None]
-    px = (ends_px[:, 0] + (ends_px[:, 1] - ends_px[:, 0]) * share).astype(np.float32)
-    samples = cv2.remap(image, px[..., 0], px[..., 1], cv2.INTER_LINEAR)
-    light = LINEAR[samples].mean(axis=2) if samples.ndim == 3 else LINEAR[samples]
+    px = ends_px[:, 0] + (ends_px[:, 1] - ends_px[:, 0]) * share
     h, w = image.shape[:2]
     inside = (px[..., 0] >= 0) & (px[..., 0] <= w - 1) & (px[..., 1] >= 0) & (px[..., 1] <= h - 1)
     # pixels per mm across each edge, from the profile's own ends
     scale = np.linalg.norm(px[:, -1] - px[:, 0], axis=1) / (across[:, -1] - across[:, 0])
     ends = int(round(PLATEAU_SHARE * k))
-    black, white = np.median(light[:, :ends], axis=1), np.median(light[:, -ends:], axis=1)
+    crops = _crops(px, image.shape)
+    srgb = _light_at(image, crops, (n, k), LINEAR)
+    black, white = _plateaus(srgb, ends)
     ok = inside.all(axis=1) & (white - black >= MIN_STEP)
     if np.count_nonzero(ok) < MIN_PROFILES:
-        return None
+        return {}
     d = across[ok] * scale[ok, None]
-    v = (light[ok] - black[ok, None]) / (white[ok] - black[ok])[:, None]
-    sigma_px = _fit_sigma(d, v, ends)
-    if sigma_px is None:
-        return None
-    return Blur(sigma_px, sigma_px / float(np.median(scale[ok])))
+    out = {}
+    for name, lut in to_light.items():
+        light = (srgb if lut is LINEAR else _light_at(image, crops, (n, k), lut))[ok].astype(np.float64)
+        black, white = _plateaus(light, ends)
+        fitted = _fit_step(d, (light - black[:, None]) / np.maximum(white - black, 1e-12)[:, None], ends)
+        if fitted is not None:
+            out[name] = EdgeFit(fitted[0], fitted[1], float(np.median(scale[ok])), fitted[2])
+    return out
 
 
-def _fit_sigma(d: np.ndarray, v: np.ndarray, ends: int) -> float | None:
-    """σ (and a shift) of the blurred step nearest the profiles (d: each sample's signed
+def _plateaus(light: np.ndarray, ends: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each profile's black and white: the medians of its first and last `ends` samples."""
+    return np.median(light[:, :ends], axis=1), np.median(light[:, -ends:], axis=1)
+
+
+def _crops(px: np.ndarray, shape: tuple[int, ...]) -> list[tuple[slice, tuple[slice, slice], np.ndarray]]:
+    """Each marker's profiles (4 · EDGE_PROFILES rows of `px`, profiles × samples × 2) with
+    the crop of a picture of `shape` around them and their points in the crop (x, y maps)."""
+    h, w = shape[:2]
+    rows = 4 * EDGE_PROFILES
+    # x and y apart: numpy reduces a middle axis of pairs ~30 times slower
+    x, y = (px[..., i].reshape(len(px) // rows, -1) for i in (0, 1))
+    low = np.clip(np.floor(np.column_stack([x.min(axis=1), y.min(axis=1)])).astype(int) - 1, 0, (w - 1, h - 1))
+    high = np.clip(np.ceil(np.column_stack([x.max(axis=1), y.max(axis=1)])).astype(int) + 2, low + 1, (w, h))
+    at = (px - np.repeat(low, rows, axis=0)[:, None]).astype(np.float32)
+    return [(slice(m * rows, (m + 1) * rows), np.s_[y0:y1, x0:x1], (at[m * rows:(m + 1) * rows, :, 0],
+                                                                    at[m * rows:(m + 1) * rows, :, 1]))
+            for m, ((x0, y0), (x1, y1)) in enumerate(zip(low, high))]
+
+
+def _light_at(image: np.ndarray, crops: list, n: tuple[int, int], lut: np.ndarray) -> np.ndarray:
+    """The light (`lut`: 8-bit level → light) at the profiles' points (`crops`, `_crops`;
+    `n`: profiles, samples), interpolated between their four pixels in that light and
+    averaged over the channels."""
+    out = np.empty(n, np.float32)
+    lut = lut.astype(np.float32)
+    for rows, box, at in crops:
+        light = cv2.remap(lut[image[box]], at[0], at[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        out[rows] = light.sum(axis=-1) / 3 if light.ndim == 3 else light
+    return out
+
+
+def _fit_step(d: np.ndarray, v: np.ndarray, ends: int) -> tuple[float, float, float] | None:
+    """The shift, σ and RMS distance of the blurred step nearest the profiles (d: each sample's signed
     distance from the edge, px; v: its light scaled from the profile's black, its first
     `ends` samples, to its white, its last `ends`), by Gauss-Newton on the samples'
     means in BIN_PX bins (the Jacobian by differences). The step is
     0.5·(1 + erf((d - shift) / (√2·σ))) scaled the same way: a blur wide for the border
     module leaves its black a little lit and its white a little dim, and the scaled
     profile looks sharper than the blur is."""
+    centre, mean, count = _binned(d, v)
+    weight = np.sqrt(count)
+    dark, dark_count = _binned(d[:, :ends])[::2]
+    light, light_count = _binned(d[:, -ends:])[::2]
+    at = np.concatenate([centre, dark, light])
+    split = np.cumsum([len(centre), len(dark)])
+
+    def models(p: np.ndarray) -> np.ndarray:
+        """The scaled step at the profile bins for each row of parameters p (shift, σ)."""
+        step = 0.5 * (1 + erf((at - p[:, :1]) / (math.sqrt(2) * p[:, 1:])))
+        on, lo, hi = np.split(step, split, axis=1)
+        lo, hi = lo @ dark_count / dark_count.sum(), hi @ light_count / light_count.sum()
+        return (on - lo[:, None]) / np.maximum(hi - lo, 1e-6)[:, None]
+
+    p = np.array([0.0, 1.0])
+    nudge = np.eye(2) * 1e-3
+    for _ in range(FIT_STEPS):
+        m = models(np.vstack([p, p + nudge, p - nudge]))
+        r = (m[0] - mean) * weight
+        j = ((m[1:3] - m[3:5]) / 2e-3).T * weight[:, None]
+        change = np.linalg.lstsq(j, -r, rcond=None)[0]
+        p = p + change
+        p[1] = min(max(p[1], 0.05), 20.0)
+        if np.abs(change).max() < FIT_SETTLED_PX:
+            break
+    rms = float(np.sqrt(np.sum(count * (models(p[None])[0] - mean) ** 2) / np.sum(count)))
+    return (float(p[0]), float(p[1]), rms) if np.all(np.isfinite(p)) and np.isfinite(rms) else None
+
+
+def _binned(d: np.ndarray, v: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Samples at distances `d` gathered in BIN_PX bins: each used bin's mean distance,
+    mean value of `v` (zeros without it) and sample count."""
     bins = np.round(d.ravel() / BIN_PX).astype(np.int64)
     bins -= bins.min()
     count = np.bincount(bins)
     used = count > 0
-    centre = (np.bincount(bins, d.ravel()) / np.maximum(count, 1))[used]
-    mean = (np.bincount(bins, v.ravel()) / np.maximum(count, 1))[used]
-    weight = np.sqrt(count[used])
-    dark, light = d[:, :ends].ravel()[::PLATEAU_THIN], d[:, -ends:].ravel()[::PLATEAU_THIN]
-
-    def model(p: np.ndarray) -> np.ndarray:
-        def step(x: np.ndarray) -> np.ndarray:
-            return 0.5 * (1 + erf((x - p[0]) / (math.sqrt(2) * p[1])))
-        lo, hi = step(dark).mean(), step(light).mean()
-        return (step(centre) - lo) / max(hi - lo, 1e-6)
-
-    p = np.array([0.0, 1.0])
-    for _ in range(FIT_STEPS):
-        r = (model(p) - mean) * weight
-        j = np.column_stack([(model(p + e) - model(p - e)) / (2 * e.sum()) for e in np.eye(2) * 1e-3])
-        j *= weight[:, None]
-        change = np.linalg.lstsq(j, -r, rcond=None)[0]
-        p = p + change
-        p[1] = min(max(p[1], 0.05), 20.0)
-        if abs(change[1]) < FIT_SETTLED_PX:
-            break
-    return float(p[1]) if np.all(np.isfinite(p)) else None
+    n = count[used].astype(np.float64)
+    centre = np.bincount(bins, d.ravel())[used] / n
+    mean = np.bincount(bins, v.ravel())[used] / n if v is not None else np.zeros_like(n)
+    return centre, mean, n
 
 
 @lru_cache(maxsize=16)

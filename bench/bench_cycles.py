@@ -2,7 +2,8 @@
 (bench/cycles/), the held-out scenes of bench_detect's first seeds (red, yellow, green
 and blue on wood, cloth and felt): found / false %, colour / size / pose %, position and
 flat heading errors, overall and per table surface; then the same light developed
-through Blender's AgX view transform, with WarpShips' colours in play, and, on the
+through Blender's own AgX and Filmic view transforms (how many pictures the detector
+took for developed so, calibration.view_transforms), with WarpShips' colours in play, and, on the
 scenes of CALIBRATED, as a player would after `pyramid-referee calibrate-colours`
 with a picture of one medium upright of each colour on the same table under the same
 light (vision.render.calibration_scene, rendered too; plainly and through AgX). Last, tables of the Rainbow stash
@@ -22,6 +23,7 @@ cores at 32 samples; renders are cached under $PYRAMID_CYCLES_CACHE (default
 
 import statistics
 import sys
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -38,6 +40,7 @@ UNTOUCHED = 9284   # the first seed no rule was read on (docs/detection.md, thir
 CALIBRATED = range(9236, 9284)   # the scenes read after their table's calibration picture
 RAINBOW = ("red", "yellow", "green", "blue", "black")
 RAINBOW_SEEDS = "9800-9815"   # default of $PYRAMID_CYCLES_RAINBOW_SEEDS
+VIEWS = ("AgX", "Filmic")   # Blender's view transforms the light is also developed through (Blender 4-5's and 2.8-3's default)
 
 
 def main() -> None:
@@ -48,7 +51,8 @@ def main() -> None:
         return
     samples = cycles.SAMPLES
     seeds = _seeds("PYRAMID_CYCLES_SEEDS", "9200-9307")
-    plain, agx, game, untouched = Score(), Score(), Score(), Score()
+    plain, game, untouched = Score(), Score(), Score()
+    developed_by = {view: (Score(), Counter()) for view in VIEWS}   # the score, and the views told
     calibrated, shipped = Score(), Score()   # the scenes of CALIBRATED whose calibration picture was accepted
     agx_calibrated, agx_shipped = Score(), Score()   # the same through AgX, the calibration picture too
     refused: list[str] = []
@@ -71,14 +75,19 @@ def main() -> None:
                 shipped.add(r.truth, state, str(seed))
         per_surface.setdefault(r.spec.surface.kind, Score()).add(r.truth, state, str(seed))
         game.add(r.truth, _detect(r, seed, failures, GAME_COLOURS), str(seed))
-        developed, _ = cycles.render_seed(seed, samples, Development(view="agx"))
-        agx_state = _detect(developed, seed, failures)
-        agx.add(developed.truth, agx_state, str(seed))
+        for view, (score, told) in developed_by.items():
+            developed, _ = cycles.render_seed(seed, samples, Development(view=f"blender:{view}"))
+            views: list = []
+            view_state = _detect(developed, seed, failures, views=views)
+            score.add(developed.truth, view_state, str(seed))
+            told.update(views)
+            if view == "AgX":
+                agx, agx_state = developed, view_state
         if seed in CALIBRATED:
-            read = _calibrated(cycles, developed, seed, samples, agx_refused, Development(view="agx"))
+            read = _calibrated(cycles, agx, seed, samples, agx_refused, Development(view="blender:AgX"))
             if read is not None:
-                agx_calibrated.add(developed.truth, read, str(seed))
-                agx_shipped.add(developed.truth, agx_state, str(seed))
+                agx_calibrated.add(agx.truth, read, str(seed))
+                agx_shipped.add(agx.truth, agx_state, str(seed))
     print(f"{len(seeds)} scenes (seeds {seeds[0]}-{seeds[-1]}), intrinsics given; Blender Cycles, "
           f"{samples} samples, denoised")
     if seconds:
@@ -90,7 +99,10 @@ def main() -> None:
         print(f"  the scenes from {UNTOUCHED} on: " + "; ".join(untouched.summary().split("\n")[:2]))
     print("the same, WarpShips' colours in play: " + "; ".join(game.summary().split("\n")[:2]))
     _print_calibrated("", "of each table", calibrated, shipped, refused)
-    print("the same light through Blender's AgX view transform: " + "; ".join(agx.summary().split("\n")[:4]))
+    for view, (score, told) in developed_by.items():
+        said = ", ".join(f"{n or 'plain'} {k}" for n, k in told.most_common())
+        print(f"the same light through Blender's {view} view transform (taken for: {said}): "
+              + "; ".join(score.summary().split("\n")[:4]))
     _print_calibrated("  ", "through AgX too", agx_calibrated, agx_shipped, agx_refused)
     rainbow = Score()
     rainbow_seeds = _seeds("PYRAMID_CYCLES_RAINBOW_SEEDS", RAINBOW_SEEDS)

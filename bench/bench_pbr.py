@@ -38,7 +38,7 @@ RAINBOW = ("red", "yellow", "green", "blue", "black")
 def _developments():
     from bench.pbr.render import Development
     return {
-        "AgX view transform (Blender 4's default)": Development(view="agx"),
+        "AgX's curve (Blender 4's default view, its gamut left out)": Development(view="agx"),
         "AgX, a stop brighter": Development(view="agx", stops=1.0),
         "a stop darker": Development(stops=-1.0),
         "a stop brighter (the paper clipped)": Development(stops=1.0),
@@ -60,9 +60,10 @@ def _seeds(variable: str = "PYRAMID_PBR_SEEDS", default: str = "9200-9211") -> l
 
 
 def _detect(r, seed: int, failures: list[str], palette=None, blurs: list[float] | None = None,
-            camera_file: bool = True) -> TableState:
+            camera_file: bool = True, views: list | None = None) -> TableState:
     """The detected table, or an empty one (every piece missed) when the markers are not
-    found; the picture's blur at the markers (px) is added to `blurs` if given; without
+    found; the picture's blur at the markers (px) is added to `blurs` if given, the view
+    transform it was taken as developed through (None: plainly) to `views`; without
     `camera_file` the lens is estimated from the markers."""
     try:
         detection = Detector(r.spec.layout, r.intrinsics if camera_file else None).detect(r.image, palette=palette)
@@ -71,6 +72,8 @@ def _detect(r, seed: int, failures: list[str], palette=None, blurs: list[float] 
         return TableState(())
     if blurs is not None and detection.registration.blur is not None:
         blurs.append(detection.registration.blur.sigma_px)
+    if views is not None:
+        views.append(detection.registration.view_transform)
     return detection.state
 
 

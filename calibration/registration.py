@@ -38,7 +38,9 @@ from calibration.corners import refine_corners
 from calibration import white_balance
 from calibration.development import PAPER_CLIPPED, ink_black, squares_px
 from calibration.markers import MIN_MARKERS, MarkerLayout, aruco_dictionary
-from calibration.sharpness import Blur, marker_blur
+from calibration.sharpness import Blur, blur_of, edge_fits
+from calibration.srgb import LINEAR
+from calibration.view_transforms import view_transform
 from domain import InputError
 
 # With a camera.json the pose has 6 unknowns: two markers (8 corners, not all on a line) fix
@@ -132,6 +134,7 @@ class Registration:
     rejected: list[int] = field(default_factory=list)  # found but disagreeing with the others: not used
     ink_black_bgr: np.ndarray | None = None  # the markers' printed black (calibration.development)
     blur: Blur | None = None  # how sharp the picture is at the markers (calibration.sharpness)
+    view_transform: str | None = None  # a renderer's view the picture was developed through (calibration.view_transforms)
 
 
 def detector_for(dictionary: str, window_max: int = THRESHOLD_WINDOW_MAX_PX) -> cv2.aruco.ArucoDetector:
@@ -225,9 +228,10 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
         moved = err > CAMERA_MOVED_PX
         if not moved and (len(found) < len(previous.markers_seen) or err <= SAME_POSE_PX):
             paper, ink = _paper_and_ink(image_bgr, previous.view, layout, sorted(found))
+            blur, developed = _edges(image_bgr, previous.view, layout, sorted(found), paper)
             return Registration(previous.view, sorted(found), err, paper,
                                 reused_previous=True, corners_px=found, ink_black_bgr=ink,
-                                blur=marker_blur(image_bgr, previous.view, layout, sorted(found)))
+                                blur=blur, view_transform=developed)
     need = MIN_MARKERS_WITH_CAMERA if intrinsics is not None else MIN_MARKERS_WITHOUT_CAMERA
     if len(found) < need:
         raise MarkersNotFoundError(_missing_message(layout, sorted(found), need, intrinsics is not None, moved))
@@ -242,9 +246,18 @@ def register(image_bgr: np.ndarray, layout: MarkerLayout, intrinsics: Intrinsics
         view = fits[drop]
     seen = sorted(used)
     paper, ink = _paper_and_ink(image_bgr, view, layout, seen)
+    blur, developed = _edges(image_bgr, view, layout, seen, paper)
     return Registration(view, seen, view.reprojection_error_px, paper,
                         camera_moved=moved, corners_px=found, rejected=sorted(set(found) - set(used)),
-                        ink_black_bgr=ink, blur=marker_blur(image_bgr, view, layout, seen))
+                        ink_black_bgr=ink, blur=blur, view_transform=developed)
+
+
+def _edges(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: list[int],
+           paper: np.ndarray) -> tuple[Blur | None, str | None]:
+    """The picture's blur (calibration.sharpness) and the view transform it was developed
+    through (calibration.view_transforms), both read from the markers' edges."""
+    plain = edge_fits(image, view, layout, seen, {"sRGB": LINEAR}).get("sRGB")
+    return blur_of(plain), view_transform(image, view, layout, seen, paper, plain)
 
 
 def _table_corners(layout: MarkerLayout, found: dict[int, np.ndarray]) -> np.ndarray:

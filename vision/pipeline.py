@@ -30,7 +30,7 @@ from typing import Any, NamedTuple, Sequence
 import cv2
 import numpy as np
 
-from calibration import development, white_balance
+from calibration import development, view_transforms, white_balance
 from calibration.camera import Intrinsics
 from calibration.colour import TRANSLUCENT, ColourModels
 from calibration.markers import MarkerLayout
@@ -147,7 +147,9 @@ class Detector:
         rect = self._rectifier_for(registration.view)
         table = rect.warp(image)
         paper = registration.paper_white_bgr
-        if registration.ink_black_bgr is not None:   # a flattened development's contrasts restored
+        if registration.view_transform is not None:   # a renderer's view transform undone
+            table, paper = view_transforms.views()[registration.view_transform].developed(table, paper)
+        elif registration.ink_black_bgr is not None:   # a flattened development's contrasts restored
             gamma = development.contrast_gamma(registration.ink_black_bgr, paper)
             if gamma != 1.0:
                 table = cv2.LUT(table, development.restore_contrast(gamma, paper))

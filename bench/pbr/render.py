@@ -249,8 +249,10 @@ class Development:
     """How the camera develops the path-traced light. The default is a plain camera:
     sRGB, auto exposure, sharp, JPEG at JPEG_QUALITY. The others are what another
     renderer's or camera's pipeline may do instead: `view` "agx" is Blender's AgX view
-    transform (its curve, vision.render.sensor.filmic), `stops` exposes brighter (+) or
-    darker (-) than the auto exposure, `blur_px` defocuses (Gaussian sigma, pixels),
+    transform's curve alone (vision.render.sensor.filmic), "blender:AgX" (or any view of
+    Blender's: "blender:Filmic", ...) the transform as Blender applies it
+    (bench.cycles.views, needs `make cycles`), `stops` exposes brighter (+) or darker
+    (-) than the auto exposure, `blur_px` defocuses (Gaussian sigma, pixels),
     `cast` (linear gains r, g, b) is the colour cast a white balance set for other light
     leaves on the picture."""
     view: str = "srgb"
@@ -277,6 +279,9 @@ def develop(radiance: np.ndarray, spec: SceneSpec, noise_seed: int,
     img = img + rng.standard_normal(img.shape).astype(np.float32) * np.sqrt(SHOT_NOISE ** 2 * img + READ_NOISE ** 2)
     if how.view == "agx":
         rgb8 = filmic(np.clip(img, 0, None))
+    elif how.view.startswith("blender:"):   # Blender's own view transform (needs `make cycles`)
+        from bench.cycles.views import through_blender_view
+        rgb8 = through_blender_view(np.clip(img, 0, None), how.view.split(":", 1)[1])
     else:
         rgb8 = encode(img)   # IEC 61966-2-1
     ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(rgb8[..., ::-1]), [cv2.IMWRITE_JPEG_QUALITY, how.jpeg_quality])

@@ -26,6 +26,7 @@ class FakeRegistration:
     markers_seen: list[int] = field(default_factory=lambda: [0, 1, 2, 3])
     reprojection_error_px: float = 0.0
     ink_black_bgr: np.ndarray | None = None   # not measured: the picture taken as plainly developed
+    view_transform: str | None = None
 
 
 def draw_scene(view: CameraView, pieces: list[Piece], coins: list[Coin] = (),

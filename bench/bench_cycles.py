@@ -1,14 +1,16 @@
 """Detection on a second physically based renderer nobody tuned on: Blender's Cycles
 (bench/cycles/), the held-out scenes of bench_detect's first seeds (red, yellow, green
 and blue on wood, cloth and felt): found / false %, colour / size / pose %, position and
-flat heading errors, overall and per table surface; then the same light developed
-through Blender's own AgX and Filmic view transforms (how many pictures the detector
-took for developed so, calibration.view_transforms), with WarpShips' colours in play, and, on the
-scenes of CALIBRATED, as a player would after `pyramid-referee calibrate-colours`
-with a picture of one medium upright of each colour on the same table under the same
-light (vision.render.calibration_scene, rendered too; plainly and through AgX). Last, tables of the Rainbow stash
-with black (RAINBOW_SEEDS): black plastic as another renderer draws it, a glossy opaque
-Principled plastic, against our own renderer's (bench_detect's Rainbow set).
+flat heading errors, overall and per table surface; then with WarpShips' colours in
+play; on the scenes of CALIBRATED, as a player would after `pyramid-referee
+calibrate-colours` with a picture of one medium upright of each colour on the same table
+under the same light (vision.render.calibration_scene, rendered too); the same light
+developed through Blender's own view transforms (VIEWS, by Blender's colour management:
+bench.cycles.views), with how many pictures the detector took for developed so
+(calibration.view_transforms), and the calibration pictures through AgX too. Last,
+tables of the Rainbow stash with black (RAINBOW_SEEDS): black plastic as another
+renderer draws it, a glossy opaque Principled plastic, against our own renderer's
+(bench_detect's Rainbow set).
 
 The detector's rules were measured on our renderer and on Mitsuba (bench_pbr,
 bench_accuracy_sets); these pictures are kept out of that, as the outside check's are

@@ -6,7 +6,8 @@ studied, and Cycles differs from it where another maker's pictures would: the Pr
 BSDF's transmission instead of a wall's measured absorption and haze, Cycles' sampling,
 pixel filter and denoiser. Geometry, lamps, room, table and sheets are the same
 (bench.pbr.scene); the camera develops the light as bench.pbr.render.develop does (or
-through Blender's AgX view, `Development(view="agx")`).
+through one of Blender's own view transforms, `Development(view="blender:AgX")`:
+bench.cycles.views).
 
 Blender's Python module (`bpy`, 5.0, from PyPI) pins its own numpy, so it lives in a
 venv of its own, `make cycles` (PYRAMID_BLENDER_PYTHON names another Python with bpy);

@@ -5,12 +5,10 @@ VIEWS develops, through Blender itself (bench.cycles.views):
 - a grey ramp, whose levels give the view's grey curve: for each 8-bit level, the log2
   of the scene light shown at that level (the mean over the ramp's samples shown so);
 - random colours (log-uniform, channels within PATCH_SPREAD stops of each other), on
-  which undoing the grey curve channel by channel is scored by how far each colour's
-  chromaticity lands from the true one (log, channel less the mean of the three). Where
-  that leaves more than MATRIX_NEEDED (median), the view mixes its channels (AgX works in
-  a gamut of its own), and two 3×3 matrices with rows summing to one (grey kept) are
-  fitted around the curve: one on the display's light before it, one on the scene's light
-  after it (calibration.view_transforms.ViewUndo).
+  which undoing the grey curve channel by channel (calibration.view_transforms.ViewUndo)
+  is scored by how far each colour's chromaticity lands from the true one (median, log,
+  channel less the mean of the three): what the curve leaves of a view that mixes its
+  channels (AgX works in a gamut of its own).
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import least_squares
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -33,8 +30,7 @@ OUT = Path(__file__).resolve().parents[2] / "calibration" / "data" / "view_curve
 RAMP_LOW, RAMP_HIGH, RAMP_STEPS = -14.0, 6.0, 8192   # stops of scene light
 PATCHES = 256 * 256
 PATCH_LOW, PATCH_HIGH, PATCH_SPREAD = -8.0, 1.5, 5.0  # stops: a colour's mean level, its channels' spread
-FITTED_LEVELS = (8, 247)     # colours fitted only where every channel is shown between these
-MATRIX_NEEDED = 0.02         # median chromaticity error (log) the grey curve alone may leave
+SCORED_LEVELS = (8, 247)     # colours scored only where every channel is shown between these
 
 
 def grey_stops(view: str) -> list[float]:
@@ -66,35 +62,9 @@ def measure(view: str) -> dict:
     stops = grey_stops(view)
     truth = patches()
     shown = through_blender_view(truth.reshape(256, -1, 3), view).reshape(-1, 3)
-    used = np.all((shown > FITTED_LEVELS[0]) & (shown < FITTED_LEVELS[1]), axis=1)
-    truth, shown = truth[used], shown[used]
-    grey_only = chroma_error(ViewUndo(np.array(stops)).light(shown), truth)
-    out = {"stops": stops, "grey_curve_error": round(float(np.median(grey_only)), 4)}
-    if np.median(grey_only) <= MATRIX_NEEDED:
-        return out
-
-    def undo(p: np.ndarray) -> ViewUndo:
-        return ViewUndo(np.array(stops), _rows_to_one(p[:6]), _rows_to_one(p[6:]))
-
-    def residuals(p: np.ndarray) -> np.ndarray:
-        light = undo(p).light(shown)
-        a, b = np.log(np.maximum(light, 1e-12)), np.log(truth)
-        return ((a - a.mean(axis=1, keepdims=True)) - (b - b.mean(axis=1, keepdims=True))).ravel()
-
-    fit = least_squares(residuals, np.zeros(12), loss="soft_l1", f_scale=0.1)
-    best = undo(fit.x)
-    out["display_matrix"] = np.round(best.display_matrix, 5).tolist()
-    out["scene_matrix"] = np.round(best.scene_matrix, 5).tolist()
-    out["matrix_error"] = round(float(np.median(chroma_error(best.light(shown), truth))), 4)
-    return out
-
-
-def _rows_to_one(p: np.ndarray) -> np.ndarray:
-    """A 3×3 matrix from its six off-diagonal entries, each row summing to one."""
-    m = np.zeros((3, 3))
-    m[~np.eye(3, dtype=bool)] = p
-    m[np.diag_indices(3)] = 1 - m.sum(axis=1)
-    return m
+    used = np.all((shown > SCORED_LEVELS[0]) & (shown < SCORED_LEVELS[1]), axis=1)
+    error = chroma_error(ViewUndo(np.array(stops)).light(shown[used]), truth[used])
+    return {"stops": stops, "grey_curve_error": round(float(np.median(error)), 4)}
 
 
 def main() -> None:
@@ -102,16 +72,15 @@ def main() -> None:
     data = {"source": "Blender 5.0.1's OCIO configuration (display sRGB, look None), measured by "
                       "bench/cycles/view_curves.py",
             "meaning": "stops: for each 8-bit level 0-255, log2 of the scene light the view shows at that level "
-                       "(a grey ramp); display_matrix, scene_matrix: the view's mixing of channels, undone "
-                       "around that curve (calibration.view_transforms.ViewUndo); *_error: median chromaticity error "
-                       "(log) of random colours undone with the curve alone and with the matrices too",
+                       "(a grey ramp); grey_curve_error: median chromaticity error (log) of random colours the "
+                       "curve undoes (calibration.view_transforms.ViewUndo), what it leaves of the view's mixing",
             "views": views}
-    # each innermost list of numbers (a view's 256 levels, a matrix's row) on one line
+    # each view's 256 levels on one line
     text = re.sub(r"\[\s*([-\d.e,\s]+?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]",
                   json.dumps(data, indent=1))
     OUT.write_text(text + "\n")
     for view, v in views.items():
-        print(view, {k: x for k, x in v.items() if k.endswith("error")})
+        print(view, "grey curve's chromaticity error", v["grey_curve_error"])
 
 
 if __name__ == "__main__":

@@ -66,8 +66,8 @@ MIN_STEP = 0.1
 # Fewer usable profiles than this and the sharpness is not measured.
 MIN_PROFILES = 8
 # The fit: up to FIT_STEPS Gauss-Newton steps (from σ = 1 px it settles within 5-6, σ
-# and the shift then moving under FIT_SETTLED_PX) on the samples' means in bins BIN_PX wide (their
-# width rounds σ by under 0.01 px), the plateaus' levels too.
+# and the shift then moving under FIT_SETTLED_PX) on the samples' means in bins BIN_PX
+# wide (their width rounds σ by under 0.01 px), the plateaus' levels too.
 FIT_STEPS = 10
 FIT_SETTLED_PX = 0.002
 BIN_PX = 0.1
@@ -163,7 +163,8 @@ def _plateaus(light: np.ndarray, ends: int) -> tuple[np.ndarray, np.ndarray]:
     return np.median(light[:, :ends], axis=1), np.median(light[:, -ends:], axis=1)
 
 
-def _crops(px: np.ndarray, shape: tuple[int, ...]) -> list[tuple[slice, tuple[slice, slice], np.ndarray]]:
+def _crops(px: np.ndarray, shape: tuple[int, ...]) -> list[tuple[slice, tuple[slice, slice],
+                                                                  tuple[np.ndarray, np.ndarray]]]:
     """Each marker's profiles (4 · EDGE_PROFILES rows of `px`, profiles × samples × 2) with
     the crop of a picture of `shape` around them and their points in the crop (x, y maps)."""
     h, w = shape[:2]
@@ -191,10 +192,10 @@ def _light_at(image: np.ndarray, crops: list, n: tuple[int, int], lut: np.ndarra
 
 
 def _fit_step(d: np.ndarray, v: np.ndarray, ends: int) -> tuple[float, float, float] | None:
-    """The shift, σ and RMS distance of the blurred step nearest the profiles (d: each sample's signed
-    distance from the edge, px; v: its light scaled from the profile's black, its first
-    `ends` samples, to its white, its last `ends`), by Gauss-Newton on the samples'
-    means in BIN_PX bins (the Jacobian by differences). The step is
+    """The shift, σ and RMS distance of the blurred step nearest the profiles (d: each
+    sample's signed distance from the edge, px; v: its light scaled from the profile's
+    black, its first `ends` samples, to its white, its last `ends`), by Gauss-Newton on
+    the samples' means in BIN_PX bins (the Jacobian by differences). The step is
     0.5·(1 + erf((d - shift) / (√2·σ))) scaled the same way: a blur wide for the border
     module leaves its black a little lit and its white a little dim, and the scaled
     profile looks sharper than the blur is."""

@@ -47,18 +47,23 @@ def available() -> bool:
     return BLENDER_PYTHON.exists()
 
 
-def render_radiance(spec: SceneSpec, samples: int = SAMPLES) -> np.ndarray:
-    """Linear RGB radiance of the picture (H×W×3 float32), distortion applied."""
+def run_blender(script: Path, args: list, made: Path, what: str) -> None:
+    """Run `script` with Blender's Python and `args`; RuntimeError (naming `what`) when
+    there is no such Python, or it fails or does not make `made`."""
     if not available():
         raise RuntimeError(f"no Python with Blender's bpy at {BLENDER_PYTHON}: run `make cycles`, "
                            "or name one in PYRAMID_BLENDER_PYTHON")
+    done = subprocess.run([str(BLENDER_PYTHON), str(script), *map(str, args)], capture_output=True, text=True)
+    if done.returncode != 0 or not made.exists():
+        raise RuntimeError(f"{what} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+
+
+def render_radiance(spec: SceneSpec, samples: int = SAMPLES) -> np.ndarray:
+    """Linear RGB radiance of the picture (H×W×3 float32), distortion applied."""
     with tempfile.TemporaryDirectory() as tmp:
         scene, out = Path(tmp) / "scene.npz", Path(tmp) / "light.npy"
         np.savez(scene, **scene_arrays(spec))
-        done = subprocess.run([str(BLENDER_PYTHON), str(SCRIPT), str(scene), str(out), str(samples)],
-                              capture_output=True, text=True)
-        if done.returncode != 0 or not out.exists():
-            raise RuntimeError(f"Cycles failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+        run_blender(SCRIPT, [scene, out, samples], out, "Cycles")
         film = np.load(out)
     mx, my = S.film_map(spec, S.film(spec))
     return cv2.remap(film, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT)

@@ -10,14 +10,13 @@ as Blender applies it, gamut handling and all, not the model of it the detector 
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import tempfile
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from bench.cycles.render import BLENDER_PYTHON, CACHE_DIR, available
+from bench.cycles.render import CACHE_DIR, run_blender
 
 SCRIPT = Path(__file__).with_name("blender_views.py")
 
@@ -29,16 +28,11 @@ def through_blender_view(light_rgb: np.ndarray, view: str) -> np.ndarray:
     key = hashlib.sha1(light.tobytes() + view.encode()).hexdigest()[:20]
     path = CACHE_DIR / f"view-{key}.png"
     if not path.exists():
-        if not available():
-            raise RuntimeError(f"no Python with Blender's bpy at {BLENDER_PYTHON}: run `make cycles`")
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory() as tmp:
             np.save(Path(tmp) / "light.npy", light)
-            done = subprocess.run([str(BLENDER_PYTHON), str(SCRIPT), str(Path(tmp) / "light.npy"),
-                                   str(Path(tmp) / "out"), view], capture_output=True, text=True)
             made = Path(tmp) / f"out_{view.replace(' ', '_')}.png"
-            if done.returncode != 0 or not made.exists():
-                raise RuntimeError(f"Blender's {view} view failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+            run_blender(SCRIPT, [Path(tmp) / "light.npy", Path(tmp) / "out", view], made, f"Blender's {view} view")
             made.replace(path)
     bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
     return np.ascontiguousarray(bgr[..., ::-1])

@@ -18,6 +18,12 @@ PYRAMID_ACCURACY_RENDER=1. Blender's Cycles pictures (bench_cycles) are left out
 purpose, so that they stay a renderer the rules are not tuned on (two bounds of the
 thirty-fourth pass were read on its scenes 9200-9235; those from 9236 on are untouched).
 
+`--noise-seed K` reads every set from other pictures of the same scenes: the same light
+with another sensor noise (our renderer re-renders with Sensor.noise_seed K, the path
+traced sets develop their cached light with noise seed K·100000 + the scene's seed).
+The rules were weighed on the scenes' own pictures, whose mistakes flip with the noise
+alone (docs/detection.md, fortieth pass): a change that helps should help on these too.
+
 To weigh a change piece by piece: `--mistakes before.txt` on main writes every mistake, a
 line each, named by its set and scene; `--against before.txt` on the change prints the
 mistakes it mends and the ones it makes. `--sets A crowded` reads only the sets whose
@@ -51,6 +57,11 @@ PATH_TRACED_SETS = {   # label: (walls, scenes)
     "path traced, refracting walls": ("thick", PATH_TRACED),
     "path traced, thin walls, 256 samples a pixel": ("thin", CLEANER),
 }
+
+
+def _noise(k: int | None, seed: int) -> int | None:
+    """A path-traced scene's sensor noise seed for `--noise-seed k` (None: its own)."""
+    return None if k is None else k * 100_000 + seed
 
 
 def mistakes(score: Score) -> list[int]:
@@ -96,6 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sets", nargs="+", metavar="WORD", help="only the sets whose labels hold one of these")
     parser.add_argument("--mistakes", type=Path, metavar="OUT", help="write every mistake, a line each")
     parser.add_argument("--against", type=Path, metavar="BEFORE", help="the mistakes mended and made since BEFORE")
+    parser.add_argument("--noise-seed", type=int, metavar="K", help="the same scenes pictured with other sensor noise")
     args = parser.parse_args(argv)
     try:   # (a bad path fails before the reading, not after it)
         before = args.against.read_text().splitlines() if args.against else None
@@ -111,7 +123,8 @@ def main(argv: list[str] | None = None) -> None:
     for label, scenes in OURS.items():
         if label not in wanted:
             continue
-        scores[label] = read(label, ((seed, rendered(seed, **opts)) for seed, opts in scenes))
+        sensor = None if args.noise_seed is None else {"noise_seed": args.noise_seed}
+        scores[label] = read(label, ((seed, rendered(seed, sensor=sensor, **opts)) for seed, opts in scenes))
         total += report(label, scores[label], len(scenes))
     from bench.pbr import render as pbr
     render_now = os.environ.get("PYRAMID_ACCURACY_RENDER") == "1"
@@ -127,7 +140,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{label}: SKIPPED ({missing} of {len(scenes)} scenes not rendered yet; "
                   "PYRAMID_ACCURACY_RENDER=1 renders them, about a minute each at 64 samples)")
             continue
-        scores[label] = read(label, ((seed, pbr.render_seed(seed, **opts)[0]) for seed, opts in scenes))
+        scores[label] = read(label, ((seed, pbr.render_seed(seed, noise_seed=_noise(args.noise_seed, seed), **opts)[0])
+                                     for seed, opts in scenes))
         total += report(label, scores[label], len(scenes))
     print(f"total over {len(scores)} sets: {total}")
     lines = [line for score in scores.values() for line in score.mistakes]

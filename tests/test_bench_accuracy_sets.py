@@ -49,3 +49,20 @@ def test_a_set_that_is_not_there_or_a_file_that_cannot_be_written_is_found_out_f
     assert stop.value.code == 2
     err = capsys.readouterr()
     assert reason in err.err and "mistakes:" not in err.out
+
+
+def test_a_noise_seed_reads_other_pictures_of_the_same_scenes(monkeypatch, capsys):
+    seen = []
+
+    def first_picture_only(label, pictures):
+        seed, r = next(iter(pictures))
+        seen.append((seed, r.spec.sensor.noise_seed, len(r.truth.pieces)))
+        return sets.Score()
+
+    monkeypatch.setattr(sets, "read", first_picture_only)
+    sets.main(["--sets", "T", "--noise-seed", "3"])
+    sets.main(["--sets", "T"])
+    (seed, noise, pieces), (own_seed, own_noise, own_pieces) = seen
+    assert (seed, noise) == (9000, 3) and (own_seed, own_noise) == (9000, 9000)
+    assert pieces == own_pieces   # the same table, pictured again
+    assert sets._noise(3, 9201) == 309201 and sets._noise(None, 9201) is None

@@ -217,3 +217,35 @@ class CoinScore(_Counts):
         return (f"coins {self.n_truth}, found {100 * self.found_rate:.1f}%, false {100 * self.false_rate:.1f}%, "
                 f"metal right {100 * self.kind_rate:.1f}%, centre mm: median {self.percentile_centre(50):.2f}, "
                 f"p95 {self.percentile_centre(95):.2f}")
+
+
+def spread(scores: list[Score]) -> str:
+    """The headline figures of several readings of the same scenes (the same tables with
+    other sensor noise, say): each pooled over all of them, with the range of the single
+    readings in brackets. A figure that moves this much with the noise alone says how far
+    one reading's can be trusted.
+
+    >>> from domain import Piece, TableState
+    >>> truth = TableState((Piece.upright("a", "red", "large", (100, 100)),
+    ...                     Piece.upright("b", "blue", "small", (200, 100))))
+    >>> one = Score.of([(truth, TableState(truth.pieces[:1]))])
+    >>> both = Score.of([(truth, truth)])
+    >>> spread([one, both])
+    'found 75.0% (50.0-100.0), false 0.0% (0.0-0.0), colour 100.0% (100.0-100.0), size 100.0% (100.0-100.0), pose 100.0% (100.0-100.0), position mm median 0.00 (0.00-0.00)'
+    """
+    pooled = Score()
+    for s in scores:
+        for name in ("n_truth", "n_found", "n_matched", "colour_ok", "size_ok", "pose_ok"):
+            setattr(pooled, name, getattr(pooled, name) + getattr(s, name))
+        pooled.position_err += s.position_err
+
+    def figure(name: str, of, unit: str = "%", scale: float = 100.0, digits: int = 1) -> str:
+        values = [scale * of(s) for s in scores]
+        return (f"{name} {scale * of(pooled):.{digits}f}{unit} "
+                f"({min(values):.{digits}f}-{max(values):.{digits}f})")
+
+    return ", ".join([
+        figure("found", lambda s: s.found_rate), figure("false", lambda s: s.false_rate),
+        figure("colour", lambda s: s.rate(s.colour_ok)), figure("size", lambda s: s.rate(s.size_ok)),
+        figure("pose", lambda s: s.rate(s.pose_ok)),
+        figure("position mm median", lambda s: s.position_median, "", 1.0, 2)])

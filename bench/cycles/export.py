@@ -42,8 +42,11 @@ def camera_matrix(spec: SceneSpec, fl: S.Film) -> np.ndarray:
     return m
 
 
-def scene_arrays(spec: SceneSpec) -> dict[str, np.ndarray]:
-    """Everything blender_scene.build needs, as named arrays (table mm; see bench.pbr.scene)."""
+def scene_arrays(spec: SceneSpec, solid: bool = False) -> dict[str, np.ndarray]:
+    """Everything blender_scene.build needs, as named arrays (table mm; see bench.pbr.scene).
+    `solid`: translucent pyramids as closed solids of their plastic, not hollow shells (as
+    someone modelling the pieces might make them: refracting prisms, tinted once in and
+    once out where a shell tints four times)."""
     fl = S.film(spec)
     out: dict[str, np.ndarray] = {
         "film": np.array([fl.width, fl.height, fl.f], float),
@@ -62,6 +65,8 @@ def scene_arrays(spec: SceneSpec) -> dict[str, np.ndarray]:
     out["pieces"] = np.array(len(meshes))
     for k, m in enumerate(meshes):
         out[f"piece{k}_vertices"], out[f"piece{k}_faces"] = m.vertices, m.faces
+        if solid and m.sigma is not None:   # the outer base corners and apex come first
+            out[f"piece{k}_vertices"], out[f"piece{k}_faces"] = m.vertices[:5], S.SOLID_FACES.copy()
         if m.sigma is None:
             out[f"piece{k}_kind"], out[f"piece{k}_colour"] = np.array("opaque"), np.asarray(m.albedo, float)
         else:   # what one wall lets through

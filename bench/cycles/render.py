@@ -58,39 +58,42 @@ def run_blender(script: Path, args: list, made: Path, what: str) -> None:
         raise RuntimeError(f"{what} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
 
 
-def render_radiance(spec: SceneSpec, samples: int = SAMPLES) -> np.ndarray:
-    """Linear RGB radiance of the picture (H×W×3 float32), distortion applied."""
+def render_radiance(spec: SceneSpec, samples: int = SAMPLES, solid: bool = False) -> np.ndarray:
+    """Linear RGB radiance of the picture (H×W×3 float32), distortion applied; `solid`:
+    translucent pieces as solid prisms (export.scene_arrays)."""
     with tempfile.TemporaryDirectory() as tmp:
         scene, out = Path(tmp) / "scene.npz", Path(tmp) / "light.npy"
-        np.savez(scene, **scene_arrays(spec))
+        np.savez(scene, **scene_arrays(spec, solid))
         run_blender(SCRIPT, [scene, out, samples], out, "Cycles")
         film = np.load(out)
     mx, my = S.film_map(spec, S.film(spec))
     return cv2.remap(film, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT)
 
 
-def cached(seed: int, samples: int = SAMPLES, **options) -> bool:
+def cached(seed: int, samples: int = SAMPLES, solid: bool = False, **options) -> bool:
     """Whether `render_seed` with these arguments reads its light from the cache."""
-    return _cache_path(seed, random_scene(seed, **options), samples).exists()
+    return _cache_path(seed, random_scene(seed, **options), samples, solid).exists()
 
 
-def _cache_path(seed: int, spec: SceneSpec, samples: int) -> Path:
-    key = hashlib.sha1(f"cycles{RENDER_VERSION}:{samples}:{spec!r}".encode()).hexdigest()[:20]
+def _cache_path(seed: int, spec: SceneSpec, samples: int, solid: bool = False) -> Path:
+    key = hashlib.sha1(f"cycles{RENDER_VERSION}:{samples}:{'solid:' if solid else ''}{spec!r}".encode()).hexdigest()[:20]
     return CACHE_DIR / f"{seed}-{key}.npy"
 
 
-def render_seed(seed: int, samples: int = SAMPLES, development: Development = PLAIN,
-                **options) -> tuple[Rendered, Timing]:
+def render_seed(seed: int, samples: int = SAMPLES, development: Development = PLAIN, solid: bool = False,
+                noise_seed: int | None = None, **options) -> tuple[Rendered, Timing]:
     """The Cycles picture of random_scene(seed, **options); the light is kept on disk,
-    the camera develops it anew (`development`)."""
-    return render_spec(random_scene(seed, **options), seed, samples, development)
+    the camera develops it anew (`development`, with `noise_seed`'s sensor noise,
+    default `seed`'s); `solid`: translucent pieces as solid prisms (export.scene_arrays)."""
+    return render_spec(random_scene(seed, **options), seed, samples, development, solid, noise_seed)
 
 
-def render_spec(spec: SceneSpec, seed: int, samples: int = SAMPLES,
-                development: Development = PLAIN) -> tuple[Rendered, Timing]:
+def render_spec(spec: SceneSpec, seed: int, samples: int = SAMPLES, development: Development = PLAIN,
+                solid: bool = False, noise_seed: int | None = None) -> tuple[Rendered, Timing]:
     """The Cycles picture of any `spec` (a scene's table and light with other pieces: a
     calibration picture), cached under `seed` and the spec; `seed` also seeds the
-    camera's noise."""
-    radiance, timing = cached_radiance(_cache_path(seed, spec, samples), lambda: render_radiance(spec, samples))
-    image, jpeg = develop(radiance, spec, seed, development)
+    camera's noise unless `noise_seed` is given."""
+    radiance, timing = cached_radiance(_cache_path(seed, spec, samples, solid),
+                                       lambda: render_radiance(spec, samples, solid))
+    image, jpeg = develop(radiance, spec, seed if noise_seed is None else noise_seed, development)
     return Rendered(image, jpeg, spec.truth(), spec.view(), spec), timing

@@ -360,11 +360,12 @@ def cached_radiance(path: Path, render) -> tuple[np.ndarray, Timing]:
 
 
 def render_seed(seed: int, spp: int = SPP, development: Development = PLAIN, lighting: str = "lamps",
-                **options) -> tuple[Rendered, Timing]:
+                noise_seed: int | None = None, **options) -> tuple[Rendered, Timing]:
     """The path-traced picture of random_scene(seed, **options), `relit` by `lighting`.
     The radiance is kept on disk (keyed by RENDER_VERSION, walls, spp, the spec and a
-    filter other than the default), the camera develops it anew (`development`)."""
+    filter other than the default), the camera develops it anew (`development`, with
+    `noise_seed`'s sensor noise, default `seed`'s)."""
     spec = relit(random_scene(seed, **options), lighting)
     radiance, timing = cached_radiance(_cache_path(seed, spec, spp), lambda: render_radiance(spec, spp, seed))
-    image, jpeg = develop(radiance, spec, seed, development)
+    image, jpeg = develop(radiance, spec, seed if noise_seed is None else noise_seed, development)
     return Rendered(image, jpeg, spec.truth(), spec.view(), spec), timing

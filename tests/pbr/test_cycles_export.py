@@ -64,6 +64,21 @@ def test_every_piece_coin_lamp_and_sheet_is_handed_over():
     assert (xy - [x0, y0]) / [x1 - x0, y1 - y0] == pytest.approx(uv)
 
 
+def test_solid_pieces_are_the_shells_outer_solids_and_are_cached_apart():
+    spec = random_scene(7900, colors=("red", "black", "green"))
+    shells, solids = export.scene_arrays(spec), export.scene_arrays(spec, solid=True)
+    for k in range(int(shells["pieces"])):
+        outer, faces = shells[f"piece{k}_vertices"], shells[f"piece{k}_faces"]
+        if str(shells[f"piece{k}_kind"]) == "translucent":   # a hollow shell: outer and cavity corners
+            assert (len(outer), len(faces)) == (10, 16)
+            assert solids[f"piece{k}_vertices"] == pytest.approx(outer[:5])
+            assert solids[f"piece{k}_faces"].tolist() == S.SOLID_FACES.tolist()
+        else:   # opaque pieces were solid already
+            assert solids[f"piece{k}_vertices"] == pytest.approx(outer)
+        assert solids[f"piece{k}_colour"] == pytest.approx(shells[f"piece{k}_colour"])
+    assert cycles._cache_path(7900, spec, 32) != cycles._cache_path(7900, spec, 32, solid=True)
+
+
 @pytest.mark.skipif(not cycles.available(), reason="needs Blender's Python module (make cycles)")
 def test_a_cycles_picture_registers_where_the_camera_is_and_shows_the_pieces():
     spec = random_scene(9201)

@@ -11,7 +11,9 @@ bench.cycles.views), with how many pictures the detector took for developed so
 (calibration.view_transforms), and the calibration pictures through AgX too. Last,
 tables of the Rainbow stash with black (RAINBOW_SEEDS): black plastic as another
 renderer draws it, a glossy opaque Principled plastic, against our own renderer's
-(bench_detect's Rainbow set).
+(bench_detect's Rainbow set); and tables whose translucent pieces are solid prisms of
+their plastic, not hollow shells (SOLID_SEEDS), as someone modelling the pieces may make
+them.
 
 The detector's rules were measured on our renderer and on Mitsuba (bench_pbr,
 bench_accuracy_sets); these pictures are kept out of that, as the outside check's are
@@ -43,6 +45,9 @@ UNTOUCHED = 9284   # the first seed no rule was read on (docs/detection.md, thir
 CALIBRATED = range(9236, 9284)   # the scenes read after their table's calibration picture
 RAINBOW = ("red", "yellow", "green", "blue", "black")
 RAINBOW_SEEDS = "9800-9815"   # default of $PYRAMID_CYCLES_RAINBOW_SEEDS
+# Scenes also rendered with the translucent pieces as solid prisms, not hollow shells, as
+# someone modelling the pieces for another renderer might make them (bench.cycles.export).
+SOLID_SEEDS = "9200-9223"   # default of $PYRAMID_CYCLES_SOLID_SEEDS
 # The same light developed again with other sensor noise (each scene's own noise seed is
 # its seed): pictures no rule was weighed on, while 9200-9235's own were (docs/detection.md,
 # thirty-fourth to thirty-sixth and fortieth passes).
@@ -123,10 +128,20 @@ def main() -> None:
         r, _ = cycles.render_seed(seed, samples, colors=RAINBOW)
         rainbow.add(r.truth, _detect(r, seed, failures), f"rainbow {seed}")
     print(f"the Rainbow stash with black, {len(rainbow_seeds)} scenes: " + rainbow.summary().replace("\n", "\n  "))
+    solid, shells = Score(), Score()
+    solid_seeds = _seeds("PYRAMID_CYCLES_SOLID_SEEDS", SOLID_SEEDS)
+    for seed in solid_seeds:
+        r, _ = cycles.render_seed(seed, samples, solid=True)
+        solid.add(r.truth, _detect(r, seed, failures), f"solid {seed}")
+        r, _ = cycles.render_seed(seed, samples)
+        shells.add(r.truth, _detect(r, seed, failures), str(seed))
+    print(f"the pieces as solid prisms of their plastic, {len(solid_seeds)} scenes: "
+          + "; ".join(solid.summary().split("\n")[:5]))
+    print("  the same scenes as hollow shells: " + "; ".join(shells.summary().split("\n")[:2]))
     for f in sorted(set(failures)):
         print(f"  failed, every piece counted missed: {f}")
     print("mistakes (plain development):")
-    for m in plain.mistakes + rainbow.mistakes:
+    for m in plain.mistakes + rainbow.mistakes + solid.mistakes:
         print("  ", m)
 
 

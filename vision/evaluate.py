@@ -230,8 +230,14 @@ def spread(scores: list[Score]) -> str:
     ...                     Piece.upright("b", "blue", "small", (200, 100))))
     >>> one = Score.of([(truth, TableState(truth.pieces[:1]))])
     >>> both = Score.of([(truth, truth)])
-    >>> spread([one, both])
-    'found 75.0% (50.0-100.0), false 0.0% (0.0-0.0), colour 100.0% (100.0-100.0), size 100.0% (100.0-100.0), pose 100.0% (100.0-100.0), position mm median 0.00 (0.00-0.00)'
+    >>> for figure in spread([one, both]).split(", "):
+    ...     print(figure)
+    found 75.0% (50.0-100.0)
+    false 0.0% (0.0-0.0)
+    colour 100.0% (100.0-100.0)
+    size 100.0% (100.0-100.0)
+    pose 100.0% (100.0-100.0)
+    position mm median 0.00 (0.00-0.00)
     """
     pooled = Score()
     for s in scores:

@@ -76,7 +76,8 @@ def cached(seed: int, samples: int = SAMPLES, solid: bool = False, **options) ->
 
 
 def _cache_path(seed: int, spec: SceneSpec, samples: int, solid: bool = False) -> Path:
-    key = hashlib.sha1(f"cycles{RENDER_VERSION}:{samples}:{'solid:' if solid else ''}{spec!r}".encode()).hexdigest()[:20]
+    kind = "solid:" if solid else ""
+    key = hashlib.sha1(f"cycles{RENDER_VERSION}:{samples}:{kind}{spec!r}".encode()).hexdigest()[:20]
     return CACHE_DIR / f"{seed}-{key}.npy"
 
 

@@ -18,11 +18,13 @@ PYRAMID_ACCURACY_RENDER=1. Blender's Cycles pictures (bench_cycles) are left out
 purpose, so that they stay a renderer the rules are not tuned on (two bounds of the
 thirty-fourth pass were read on its scenes 9200-9235; those from 9236 on are untouched).
 
-`--noise-seed K` reads every set from other pictures of the same scenes: the same light
-with another sensor noise (our renderer re-renders with Sensor.noise_seed K, the path
-traced sets develop their cached light with noise seed K·100000 + the scene's seed).
-The rules were weighed on the scenes' own pictures, whose mistakes flip with the noise
-alone (docs/detection.md, fortieth pass): a change that helps should help on these too.
+`--noise-seed K [K ...]` reads every set from other pictures of the same scenes, once a
+K: the same light with another sensor noise (our renderer re-renders with
+Sensor.noise_seed K, the path-traced sets develop their cached light with noise seed
+K·100000 + the scene's seed; K 0 is the scenes' own pictures). Their sets are labelled
+"(noise K)". The rules were weighed on the scenes' own pictures, whose mistakes flip with
+the noise alone (docs/detection.md, fortieth pass): a change that helps should help on
+fresh pictures too (`--noise-seed 0 1 2`).
 
 To weigh a change piece by piece: `--mistakes before.txt` on main writes every mistake, a
 line each, named by its set and scene; `--against before.txt` on the change prints the
@@ -59,9 +61,37 @@ PATH_TRACED_SETS = {   # label: (walls, scenes)
 }
 
 
-def _noise(k: int | None, seed: int) -> int | None:
-    """A path-traced scene's sensor noise seed for `--noise-seed k` (None: its own)."""
-    return None if k is None else k * 100_000 + seed
+def _noise(k: int, seed: int) -> int | None:
+    """A path-traced scene's sensor noise seed for `--noise-seed k` (None: its own, k 0)."""
+    return k * 100_000 + seed if k else None
+
+
+def _read_sets(wanted: list[str], draw: int):
+    """(label, Score, scenes) of each set of `wanted` read from its pictures with the
+    noise of `draw` (0: the scenes' own; else labelled "(noise K)"), or a line saying
+    why a path-traced set is skipped."""
+    tag = f" (noise {draw})" if draw else ""
+    sensor = {"noise_seed": draw} if draw else None
+    for label, scenes in OURS.items():
+        if label in wanted:
+            yield label + tag, read(label + tag, ((seed, rendered(seed, sensor=sensor, **opts))
+                                                  for seed, opts in scenes)), len(scenes)
+    from bench.pbr import render as pbr
+    render_now = os.environ.get("PYRAMID_ACCURACY_RENDER") == "1"
+    for label, (walls, scenes) in PATH_TRACED_SETS.items():
+        if label not in wanted:
+            continue
+        if not pbr.available():
+            print(f"{label}: SKIPPED (mitsuba is not installed: pip install -e '.[pbr]')")
+            continue
+        pbr.WALLS = walls
+        missing = sum(not pbr.cached(seed, **opts) for seed, opts in scenes)
+        if missing and not render_now:
+            print(f"{label}: SKIPPED ({missing} of {len(scenes)} scenes not rendered yet; "
+                  "PYRAMID_ACCURACY_RENDER=1 renders them, about a minute each at 64 samples)")
+            continue
+        yield label + tag, read(label + tag, ((seed, pbr.render_seed(seed, noise_seed=_noise(draw, seed), **opts)[0])
+                                              for seed, opts in scenes)), len(scenes)
 
 
 def mistakes(score: Score) -> list[int]:
@@ -107,7 +137,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sets", nargs="+", metavar="WORD", help="only the sets whose labels hold one of these")
     parser.add_argument("--mistakes", type=Path, metavar="OUT", help="write every mistake, a line each")
     parser.add_argument("--against", type=Path, metavar="BEFORE", help="the mistakes mended and made since BEFORE")
-    parser.add_argument("--noise-seed", type=int, metavar="K", help="the same scenes pictured with other sensor noise")
+    parser.add_argument("--noise-seed", type=int, nargs="+", metavar="K",
+                        help="the same scenes pictured with other sensor noise, a reading per K (0: their own pictures)")
     args = parser.parse_args(argv)
     try:   # (a bad path fails before the reading, not after it)
         before = args.against.read_text().splitlines() if args.against else None
@@ -119,30 +150,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.mistakes and not args.mistakes.parent.is_dir():   # (found out now, not after the reading)
         parser.error(f"--mistakes: no directory {args.mistakes.parent}")
     print("mistakes: missed / false / colour / size / pose = their sum   [found, false, colour, size, pose]")
-    total, scores = 0, {}   # the sets read, by label
-    for label, scenes in OURS.items():
-        if label not in wanted:
-            continue
-        sensor = None if args.noise_seed is None else {"noise_seed": args.noise_seed}
-        scores[label] = read(label, ((seed, rendered(seed, sensor=sensor, **opts)) for seed, opts in scenes))
-        total += report(label, scores[label], len(scenes))
-    from bench.pbr import render as pbr
-    render_now = os.environ.get("PYRAMID_ACCURACY_RENDER") == "1"
-    for label, (walls, scenes) in PATH_TRACED_SETS.items():
-        if label not in wanted:
-            continue
-        if not pbr.available():
-            print(f"{label}: SKIPPED (mitsuba is not installed: pip install -e '.[pbr]')")
-            continue
-        pbr.WALLS = walls
-        missing = sum(not pbr.cached(seed, **opts) for seed, opts in scenes)
-        if missing and not render_now:
-            print(f"{label}: SKIPPED ({missing} of {len(scenes)} scenes not rendered yet; "
-                  "PYRAMID_ACCURACY_RENDER=1 renders them, about a minute each at 64 samples)")
-            continue
-        scores[label] = read(label, ((seed, pbr.render_seed(seed, noise_seed=_noise(args.noise_seed, seed), **opts)[0])
-                                     for seed, opts in scenes))
-        total += report(label, scores[label], len(scenes))
+    total, scores = 0, {}   # the sets read, by label (and draw of noise)
+    for draw in args.noise_seed or [0]:
+        for label, score, scenes in _read_sets(wanted, draw):
+            scores[label] = score
+            total += report(label, score, scenes)
     print(f"total over {len(scores)} sets: {total}")
     lines = [line for score in scores.values() for line in score.mistakes]
     if args.mistakes:

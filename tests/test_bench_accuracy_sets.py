@@ -51,18 +51,22 @@ def test_a_set_that_is_not_there_or_a_file_that_cannot_be_written_is_found_out_f
     assert reason in err.err and "mistakes:" not in err.out
 
 
-def test_a_noise_seed_reads_other_pictures_of_the_same_scenes(monkeypatch, capsys):
+def test_noise_seeds_read_other_pictures_of_the_same_scenes_each_under_its_own_label(monkeypatch, capsys):
     seen = []
 
     def first_picture_only(label, pictures):
         seed, r = next(iter(pictures))
-        seen.append((seed, r.spec.sensor.noise_seed, len(r.truth.pieces)))
+        seen.append((label, seed, r.spec.sensor.noise_seed, len(r.truth.pieces)))
         return sets.Score()
 
     monkeypatch.setattr(sets, "read", first_picture_only)
-    sets.main(["--sets", "T", "--noise-seed", "3"])
-    sets.main(["--sets", "T"])
-    (seed, noise, pieces), (own_seed, own_noise, own_pieces) = seen
-    assert (seed, noise) == (9000, 3) and (own_seed, own_noise) == (9000, 9000)
+    sets.main(["--sets", "T", "--noise-seed", "0", "3"])
+    (own_label, own_seed, own_noise, own_pieces), (label, seed, noise, pieces) = seen
+    assert (own_label, own_seed, own_noise) == ("T", 9000, 9000)   # 0: the scenes' own pictures
+    assert (label, seed, noise) == ("T (noise 3)", 9000, 3)
     assert pieces == own_pieces   # the same table, pictured again
-    assert sets._noise(3, 9201) == 309201 and sets._noise(None, 9201) is None
+    printed = capsys.readouterr().out
+    assert "T (10 scenes)" in printed and "T (noise 3) (10 scenes)" in printed and "total over 2 sets" in printed
+    assert sets._noise(3, 9201) == 309201 and sets._noise(0, 9201) is None
+    line = "T (noise 3) 9001: missed red small flat at (1, 2)"
+    assert sets.changed([line], [], ["T (noise 3)"]) == ([line], []) and sets.changed([line], [], ["T"]) == ([], [])

@@ -61,11 +61,6 @@ PATH_TRACED_SETS = {   # label: (walls, scenes)
 }
 
 
-def _noise(k: int, seed: int) -> int | None:
-    """A path-traced scene's sensor noise seed for `--noise-seed k` (None: its own, k 0)."""
-    return k * 100_000 + seed if k else None
-
-
 def _read_sets(wanted: list[str], draw: int):
     """(label, Score, scenes) of each set of `wanted` read from its pictures with the
     noise of `draw` (0: the scenes' own; else labelled "(noise K)"), or a line saying
@@ -90,8 +85,9 @@ def _read_sets(wanted: list[str], draw: int):
             print(f"{label}: SKIPPED ({missing} of {len(scenes)} scenes not rendered yet; "
                   "PYRAMID_ACCURACY_RENDER=1 renders them, about a minute each at 64 samples)")
             continue
-        yield label + tag, read(label + tag, ((seed, pbr.render_seed(seed, noise_seed=_noise(draw, seed), **opts)[0])
-                                              for seed, opts in scenes)), len(scenes)
+        pictures = ((seed, pbr.render_seed(seed, noise_seed=pbr.fresh_noise(draw, seed), **opts)[0])
+                    for seed, opts in scenes)
+        yield label + tag, read(label + tag, pictures), len(scenes)
 
 
 def mistakes(score: Score) -> list[int]:

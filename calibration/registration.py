@@ -38,8 +38,7 @@ from calibration.corners import refine_corners
 from calibration import white_balance
 from calibration.development import PAPER_CLIPPED, ink_black, squares_px
 from calibration.markers import MIN_MARKERS, MarkerLayout, aruco_dictionary
-from calibration.sharpness import Blur, blur_of, edge_fits
-from calibration.srgb import LINEAR
+from calibration.sharpness import Blur, blur_of, plain_edge_fit
 from calibration.view_transforms import view_transform
 from domain import InputError
 
@@ -256,7 +255,7 @@ def _edges(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: list
            paper: np.ndarray) -> tuple[Blur | None, str | None]:
     """The picture's blur (calibration.sharpness) and the view transform it was developed
     through (calibration.view_transforms), both read from the markers' edges."""
-    plain = edge_fits(image, view, layout, seen, {"sRGB": LINEAR}).get("sRGB")
+    plain = plain_edge_fit(image, view, layout, seen)
     return blur_of(plain), view_transform(image, view, layout, seen, paper, plain)
 
 

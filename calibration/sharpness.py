@@ -113,7 +113,13 @@ class EdgeFit:
 def marker_blur(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: Sequence[int]) -> Blur | None:
     """The blur of `image` measured across the edges of the markers `seen` (see the
     module's notes); None when too few edges can be read."""
-    return blur_of(edge_fits(image, view, layout, seen, {"sRGB": LINEAR}).get("sRGB"))
+    return blur_of(plain_edge_fit(image, view, layout, seen))
+
+
+def plain_edge_fit(image: np.ndarray, view: CameraView, layout: MarkerLayout, seen: Sequence[int]) -> EdgeFit | None:
+    """The markers' edges fitted in the light of a plain (sRGB) development (`edge_fits`);
+    None when too few edges can be read."""
+    return edge_fits(image, view, layout, seen, {"sRGB": LINEAR}).get("sRGB")
 
 
 def blur_of(fit: EdgeFit | None) -> Blur | None:

@@ -4,6 +4,7 @@ out, and a later run's mistakes compared with those line by line."""
 import pytest
 
 from bench import bench_accuracy_sets as sets
+from bench.pbr.render import fresh_noise
 
 
 def test_changed_counts_a_mistake_made_twice_and_only_in_the_sets_read():
@@ -67,6 +68,6 @@ def test_noise_seeds_read_other_pictures_of_the_same_scenes_each_under_its_own_l
     assert pieces == own_pieces   # the same table, pictured again
     printed = capsys.readouterr().out
     assert "T (10 scenes)" in printed and "T (noise 3) (10 scenes)" in printed and "total over 2 sets" in printed
-    assert sets._noise(3, 9201) == 309201 and sets._noise(0, 9201) is None
+    assert fresh_noise(3, 9201) == 309201 and fresh_noise(0, 9201) is None   # the path-traced sets' draws
     line = "T (noise 3) 9001: missed red small flat at (1, 2)"
     assert sets.changed([line], [], ["T (noise 3)"]) == ([line], []) and sets.changed([line], [], ["T"]) == ([], [])

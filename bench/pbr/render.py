@@ -359,6 +359,16 @@ def cached_radiance(path: Path, render) -> tuple[np.ndarray, Timing]:
         return radiance.astype(np.float32), timing
 
 
+def fresh_noise(draw: int, seed: int) -> int | None:
+    """The sensor noise seed of scene `seed`'s `draw`-th other picture of the same light
+    (None for draw 0: the scene's own, seeded by `seed`).
+
+    >>> fresh_noise(3, 9201), fresh_noise(0, 9201)
+    (309201, None)
+    """
+    return draw * 100_000 + seed if draw else None
+
+
 def render_seed(seed: int, spp: int = SPP, development: Development = PLAIN, lighting: str = "lamps",
                 noise_seed: int | None = None, **options) -> tuple[Rendered, Timing]:
     """The path-traced picture of random_scene(seed, **options), `relit` by `lighting`.

@@ -1,0 +1,101 @@
+"""Detection on pictures another renderer made: Mitsuba 3's path tracer (bench/pbr), which
+knows nothing of our ray caster, with glossy translucent shells (thin walls) or walls
+that refract light (thick). The pictures ship in data/path_traced (bench/pbr/fixtures.py
+wrote them: the picture, its marker layout, the camera's intrinsics and the true table
+state), so `make test` reads them without Mitsuba, as `pyramid-referee detect PICTURE
+--markers M --camera C` does.
+
+These are the first ten scenes of bench_accuracy_sets' path-traced sets: rules were
+weighed on them, so the floors below (today's figures, a little under) guard against a
+change that loses accuracy on another renderer's pictures; bench_accuracy_sets and
+bench_cycles measure more scenes and fresh pictures.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from calibration.camera import Intrinsics
+from calibration.markers import MarkerLayout
+from cli.vision_cmd import read_image
+from domain import TableState
+from vision.evaluate import Score
+from vision.pipeline import Detector
+
+DATA = Path(__file__).parent / "data" / "path_traced"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def files(picture: Path) -> tuple[Path, Path, Path]:
+    """A shipped picture's marker layout, camera and truth files."""
+    stem = picture.with_suffix("")
+    return tuple(Path(f"{stem}.{kind}.json") for kind in ("markers", "camera", "truth"))
+
+
+def pictures(walls: str) -> list[Path]:
+    return sorted(DATA.glob(f"{walls}-*.jpg"))
+
+
+@pytest.fixture(scope="module", params=["thin", "thick"])
+def read(request):
+    """(walls, Score) of the detector over the shipped pictures of those walls."""
+    score = Score()
+    for picture in pictures(request.param):
+        markers, camera, truth = files(picture)
+        found = Detector(MarkerLayout.load(str(markers)), Intrinsics.load(str(camera))).detect(read_image(str(picture)))
+        score.add(TableState.load(str(truth)), found.state, picture.stem)
+    print(request.param, score.summary())
+    return request.param, score
+
+
+# walls: found, false, colour, size, pose floors (rates), a mistake or two under today's
+# (136 pieces each; thin: 1 missed, 1 false, 1 size, 1 pose; thick: 2 missed, 1 false,
+# 3 colours: green and blue uprights read black through refracting walls)
+FLOORS = {
+    "thin": (0.975, 0.025, 0.98, 0.975, 0.975),
+    "thick": (0.97, 0.025, 0.96, 0.975, 0.975),
+}
+
+
+def test_every_shipped_picture_comes_with_its_files():
+    for walls in FLOORS:
+        assert len(pictures(walls)) == 10
+        for picture in pictures(walls):
+            assert all(f.exists() for f in files(picture)), picture
+
+
+def test_pieces_found_and_nothing_invented(read):
+    walls, score = read
+    found, false = FLOORS[walls][:2]
+    assert score.found_rate >= found and score.false_rate <= false, score.mistakes
+
+
+def test_colour_size_and_pose(read):
+    walls, score = read
+    colour, size, pose = FLOORS[walls][2:]
+    assert score.rate(score.colour_ok) >= colour, score.mistakes
+    assert score.rate(score.size_ok) >= size, score.mistakes
+    assert score.rate(score.pose_ok) >= pose, score.mistakes
+
+
+def test_positions_and_headings_within_the_targets(read):
+    # the issue's targets: position median ≤ 1 mm, p95 ≤ 3 mm; flat heading ≤ 1°, p95 ≤ 3°
+    # (today thin 0.52 / 1.71 mm, 0.65 / 1.89°; thick 0.45 / 1.67 mm, 0.60 / 2.43°)
+    _, score = read
+    assert score.position_median <= 1.0 and score.percentile(score.position_err, 95) <= 3.0
+    assert score.percentile(score.heading_err, 50) <= 1.0 and score.percentile(score.heading_err, 95) <= 3.0
+
+
+def test_the_command_line_reads_a_path_traced_picture():
+    picture = pictures("thin")[0]
+    markers, camera, truth = files(picture)
+    p = subprocess.run([sys.executable, "-m", "cli.main", "detect", str(picture), "--markers", str(markers),
+                        "--camera", str(camera)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    state = TableState.from_json(p.stdout)
+    assert json.loads(p.stdout)["units"] == "mm"
+    score = Score.of([(TableState.load(str(truth)), state)])
+    assert score.found_rate >= 0.9 and score.false_rate <= 0.1, score.mistakes

@@ -1,18 +1,20 @@
-"""Path-traced pictures shipped with the tests: the detector is checked on another
-renderer's pictures by `make test`, where Mitsuba is not installed.
+"""Path-traced pictures shipped with the tests: the detector is checked on other
+renderers' pictures by `make test`, where neither Mitsuba nor Blender is installed.
 
-    python -m bench.pbr.fixtures tests/vision/data/path_traced --walls thin --seeds 9200-9209
+    python -m bench.pbr.fixtures tests/vision/data/path_traced --source thin --seeds 9200-9209
 
 writes, for each scene, the files a user hands `pyramid-referee detect` and the answer:
 
-* `W-SEED.jpg`: the picture as the camera developed it (bench.pbr.render.render_seed: 64
-  samples a pixel, the scene's own sensor noise, JPEG 90), W the walls (thin, thick);
-* `W-SEED.markers.json`, `W-SEED.camera.json`: the scene's marker layout and the camera's
+* `S-SEED.jpg`: the picture as the camera developed it (the scene's own sensor noise,
+  JPEG 90), S its source: Mitsuba 3 with thin or refracting walls at 64 samples a pixel
+  (`thin`, `thick`: bench.pbr.render.render_seed), or Blender's Cycles at 32, denoised
+  (`cycles`: bench.cycles.render.render_seed);
+* `S-SEED.markers.json`, `S-SEED.camera.json`: the scene's marker layout and the camera's
   intrinsics, in the contract's formats (`--markers`, `--camera`);
-* `W-SEED.truth.json`: the table state a perfect detector reports (the contract's JSON,
+* `S-SEED.truth.json`: the table state a perfect detector reports (the contract's JSON,
   to 0.01 mm and 0.01°).
 
-Renders are cached (bench.pbr.render.CACHE_DIR), so writing from cached scenes is quick.
+Renders are cached (each renderer's CACHE_DIR), so writing from cached scenes is quick.
 """
 
 from __future__ import annotations
@@ -26,20 +28,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.pbr import render as pbr  # noqa: E402
 
-WALLS = ("thin", "thick")
+SOURCES = ("thin", "thick", "cycles")
 
 
-def write(out: Path, walls: str, seeds: range) -> list[Path]:
-    """Each scene of `seeds` path traced with `walls` written into `out`; the pictures'
-    paths."""
-    if walls not in WALLS:
-        raise ValueError(f"walls {walls!r}: one of {', '.join(WALLS)}")
+def renderer(source: str):
+    """The module whose `render_seed` and `available` draw `source`'s pictures."""
+    if source not in SOURCES:
+        raise ValueError(f"source {source!r}: one of {', '.join(SOURCES)}")
+    if source == "cycles":
+        from bench.cycles import render as cycles
+        return cycles
+    pbr.WALLS = source
+    return pbr
+
+
+def write(out: Path, source: str, seeds: range) -> list[Path]:
+    """Each scene of `seeds` drawn by `source` written into `out`; the pictures' paths."""
+    draw = renderer(source)
     out.mkdir(parents=True, exist_ok=True)
-    pbr.WALLS = walls
     written = []
     for seed in seeds:
-        r, _ = pbr.render_seed(seed)
-        stem = out / f"{walls}-{seed}"
+        r, _ = draw.render_seed(seed)
+        stem = out / f"{source}-{seed}"
         stem.with_suffix(".jpg").write_bytes(r.jpeg)
         Path(f"{stem}.markers.json").write_text(json.dumps(r.spec.layout.to_dict(), indent=1) + "\n")
         Path(f"{stem}.camera.json").write_text(json.dumps(r.intrinsics.to_dict(), indent=1) + "\n")
@@ -57,12 +67,13 @@ def _seeds(text: str) -> range:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
-    parser.add_argument("--walls", choices=WALLS, default="thin")
+    parser.add_argument("--source", choices=SOURCES, default="thin")
     parser.add_argument("--seeds", type=_seeds, default=_seeds("9200-9209"), help="FIRST-LAST, inclusive")
     args = parser.parse_args(argv)
-    if not pbr.available():
-        sys.exit("mitsuba is not installed: pip install -e '.[pbr]'")
-    for path in write(args.out, args.walls, args.seeds):
+    if not renderer(args.source).available():
+        sys.exit("mitsuba is not installed (pip install -e '.[pbr]')" if args.source != "cycles"
+                 else "Blender's Python module is not installed (make cycles)")
+    for path in write(args.out, args.source, args.seeds):
         print(path)
 
 

@@ -15,6 +15,7 @@ from vision.scenes import rendered
 
 def test_a_scene_written_reads_back_exactly(monkeypatch, tmp_path):
     monkeypatch.setattr(fixtures.pbr, "render_seed", lambda seed: (rendered(seed), None))
+    monkeypatch.setattr(fixtures.pbr, "WALLS", fixtures.pbr.WALLS)   # (writing sets the walls: restored after)
     [picture] = fixtures.write(tmp_path, "thick", range(7001, 7002))
     r = rendered(7001)
     assert picture.name == "thick-7001.jpg"
@@ -25,8 +26,8 @@ def test_a_scene_written_reads_back_exactly(monkeypatch, tmp_path):
     assert TableState.load(str(tmp_path / "thick-7001.truth.json")).to_json() == r.truth.to_json()
 
 
-def test_unknown_walls_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="thin, thick"):
+def test_an_unknown_source_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="thin, thick, cycles"):
         fixtures.write(tmp_path, "glass", range(1))
 
 

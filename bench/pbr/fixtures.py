@@ -32,7 +32,8 @@ SOURCES = ("thin", "thick", "cycles")
 
 
 def renderer(source: str):
-    """The module whose `render_seed` and `available` draw `source`'s pictures."""
+    """The module whose `render_seed` and `available` draw `source`'s pictures (for
+    Mitsuba's, with its WALLS set to the source's)."""
     if source not in SOURCES:
         raise ValueError(f"source {source!r}: one of {', '.join(SOURCES)}")
     if source == "cycles":

@@ -51,8 +51,16 @@ def _developments():
 
 
 def _seeds(variable: str = "PYRAMID_PBR_SEEDS", default: str = "9200-9211") -> list[int]:
-    """$variable: "first-last" or a comma list."""
-    text = os.environ.get(variable, default)
+    """$variable's seeds (`seed_list`)."""
+    return seed_list(os.environ.get(variable, default))
+
+
+def seed_list(text: str) -> list[int]:
+    """Seeds written "first-last" (inclusive) or as a comma list.
+
+    >>> seed_list("9200-9203"), seed_list("9203"), seed_list("9200,9205")
+    ([9200, 9201, 9202, 9203], [9203], [9200, 9205])
+    """
     if "-" in text:
         first, last = text.split("-")
         return list(range(int(first), int(last) + 1))

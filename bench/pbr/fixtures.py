@@ -22,10 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bench.bench_pbr import seed_list  # noqa: E402
 from bench.pbr import render as pbr  # noqa: E402
 
 SOURCES = ("thin", "thick", "cycles")
@@ -43,7 +45,7 @@ def renderer(source: str):
     return pbr
 
 
-def write(out: Path, source: str, seeds: range) -> list[Path]:
+def write(out: Path, source: str, seeds: Iterable[int]) -> list[Path]:
     """Each scene of `seeds` drawn by `source` written into `out`; the pictures' paths."""
     draw = renderer(source)
     out.mkdir(parents=True, exist_ok=True)
@@ -59,17 +61,12 @@ def write(out: Path, source: str, seeds: range) -> list[Path]:
     return written
 
 
-def _seeds(text: str) -> range:
-    """'9200-9209' → range(9200, 9210); '9200' → range(9200, 9201)."""
-    first, _, last = text.partition("-")
-    return range(int(first), int(last or first) + 1)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--source", choices=SOURCES, default="thin")
-    parser.add_argument("--seeds", type=_seeds, default=_seeds("9200-9209"), help="FIRST-LAST, inclusive")
+    parser.add_argument("--seeds", type=seed_list, default=seed_list("9200-9209"),
+                        help="FIRST-LAST, inclusive, or a comma list")
     args = parser.parse_args(argv)
     if not renderer(args.source).available():
         sys.exit("mitsuba is not installed (pip install -e '.[pbr]')" if args.source != "cycles"

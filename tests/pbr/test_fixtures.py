@@ -32,5 +32,5 @@ def test_an_unknown_source_is_refused(tmp_path):
 
 
 def test_seed_ranges_are_inclusive():
-    assert fixtures._seeds("9200-9209") == range(9200, 9210)
-    assert fixtures._seeds("9203") == range(9203, 9204)
+    assert fixtures.seed_list("9200-9209") == list(range(9200, 9210))
+    assert fixtures.seed_list("9203") == [9203]

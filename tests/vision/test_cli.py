@@ -1,21 +1,12 @@
 """`pyramid-referee detect` and `calibrate-colours` as a user runs them."""
 
 import json
-import pathlib
-import subprocess
-import sys
 
 import cv2
 import numpy as np
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-EXE = ROOT / ".venv" / "bin" / "pyramid-referee"
-
-
-def run(*args, cwd=None):
-    cmd = [str(EXE)] if EXE.exists() else [sys.executable, "-m", "cli.main"]
-    return subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True, cwd=cwd or ROOT, timeout=120)
+from commands import run
 
 
 def one_line_error(p, *needles):

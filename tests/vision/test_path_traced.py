@@ -14,8 +14,6 @@ pictures, and Cycles' scenes nobody looked at.
 """
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +25,9 @@ from domain import TableState
 from vision.evaluate import Score
 from vision.pipeline import Detector
 
+from commands import run
+
 DATA = Path(__file__).parent / "data" / "path_traced"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def files(picture: Path) -> tuple[Path, Path, Path]:
@@ -97,8 +96,7 @@ def test_positions_and_headings_within_the_targets(read):
 def test_the_command_line_reads_a_path_traced_picture():
     picture = pictures("thin")[0]
     markers, camera, truth = files(picture)
-    p = subprocess.run([sys.executable, "-m", "cli.main", "detect", str(picture), "--markers", str(markers),
-                        "--camera", str(camera)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    p = run("detect", picture, "--markers", markers, "--camera", camera)
     assert p.returncode == 0, p.stderr
     state = TableState.from_json(p.stdout)
     assert json.loads(p.stdout)["units"] == "mm"
